@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tmem module entry: registers the hook ops with the kernel patch
+ * (include/linux/tmem.h) at load and withdraws them at unload.
+ *
+ * Every hook the kernel calls is counted here before it is passed on to
+ * precache.c or preswap.c, and the counts are shown in
+ * /sys/kernel/debug/tmem/hooks, one "name count" line per hook. They tell a
+ * user (and the tests) which call sites fire; they are not the store's
+ * statistics, which live with the store.
+ *
+ * Unload: tmem_unregister_ops() returns only once no CPU runs any of our
+ * hooks (the patch waits for an SRCU grace period), so everything can be
+ * freed right after it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/pagemap.h>
+#include <linux/tmem.h>
+
+#include "hooks.h"
+
+/* Calls per hook; atomic, so exact, but read without a snapshot. */
+static atomic_long_t hook_calls[TMEM_NR_HOOKS];
+
+static const char * const hook_names[TMEM_NR_HOOKS] = {
+	[TMEM_HOOK_PRECACHE_GET]	 = "precache_get",
+	[TMEM_HOOK_PRECACHE_PUT]	 = "precache_put",
+	[TMEM_HOOK_PRECACHE_FLUSH_PAGE]	 = "precache_flush_page",
+	[TMEM_HOOK_PRECACHE_FLUSH_INODE] = "precache_flush_inode",
+	[TMEM_HOOK_PRECACHE_FLUSH_FS]	 = "precache_flush_fs",
+	[TMEM_HOOK_PRESWAP_INIT]	 = "preswap_init",
+	[TMEM_HOOK_PRESWAP_PUT]		 = "preswap_put",
+	[TMEM_HOOK_PRESWAP_GET]		 = "preswap_get",
+	[TMEM_HOOK_PRESWAP_FLUSH_PAGE]	 = "preswap_flush_page",
+	[TMEM_HOOK_PRESWAP_FLUSH_AREA]	 = "preswap_flush_area",
+};
+
+static inline void count(enum tmem_hook hook)
+{
+	atomic_long_inc(&hook_calls[hook]);
+}
+
+static int hook_precache_get(struct page *page)
+{
+	count(TMEM_HOOK_PRECACHE_GET);
+	return precache_get(page);
+}
+
+static int hook_precache_put(struct address_space *mapping,
+			     struct folio *folio)
+{
+	count(TMEM_HOOK_PRECACHE_PUT);
+	return precache_put(mapping, folio);
+}
+
+static int hook_precache_flush_page(struct address_space *mapping,
+				    struct folio *folio)
+{
+	count(TMEM_HOOK_PRECACHE_FLUSH_PAGE);
+	return precache_flush_page(mapping, folio);
+}
+
+static int hook_precache_flush_inode(struct address_space *mapping)
+{
+	count(TMEM_HOOK_PRECACHE_FLUSH_INODE);
+	return precache_flush_inode(mapping);
+}
+
+static int hook_precache_flush_fs(struct super_block *sb)
+{
+	count(TMEM_HOOK_PRECACHE_FLUSH_FS);
+	return precache_flush_fs(sb);
+}
+
+static int hook_preswap_init(unsigned int type, unsigned long pages)
+{
+	count(TMEM_HOOK_PRESWAP_INIT);
+	return preswap_init_area(type, pages);
+}
+
+static int hook_preswap_put(struct page *page)
+{
+	count(TMEM_HOOK_PRESWAP_PUT);
+	return preswap_put(page);
+}
+
+static int hook_preswap_get(struct page *page)
+{
+	count(TMEM_HOOK_PRESWAP_GET);
+	return preswap_get(page);
+}
+
+static int hook_preswap_flush_page(unsigned int type, pgoff_t offset)
+{
+	count(TMEM_HOOK_PRESWAP_FLUSH_PAGE);
+	return preswap_flush_page(type, offset);
+}
+
+static int hook_preswap_flush_area(unsigned int type)
+{
+	count(TMEM_HOOK_PRESWAP_FLUSH_AREA);
+	return preswap_flush_area(type);
+}
+
+static const struct tmem_ops tmem_hook_ops = {
+	.precache_get		= hook_precache_get,
+	.precache_put		= hook_precache_put,
+	.precache_flush_page	= hook_precache_flush_page,
+	.precache_flush_inode	= hook_precache_flush_inode,
+	.precache_flush_fs	= hook_precache_flush_fs,
+	.preswap_init		= hook_preswap_init,
+	.preswap_put		= hook_preswap_put,
+	.preswap_get		= hook_preswap_get,
+	.preswap_flush_page	= hook_preswap_flush_page,
+	.preswap_flush_area	= hook_preswap_flush_area,
+};
+
+static int hooks_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < TMEM_NR_HOOKS; i++)
+		seq_printf(m, "%s %ld\n", hook_names[i],
+			   atomic_long_read(&hook_calls[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hooks);
+
+static struct dentry *tmem_debugfs_root;
+
+static int __init tmem_init(void)
+{
+	int ret;
+
+	tmem_debugfs_root = debugfs_create_dir("tmem", NULL);
+	debugfs_create_file("hooks", 0444, tmem_debugfs_root, NULL,
+			    &hooks_fops);
+
+	ret = precache_init(tmem_debugfs_root);
+	if (ret)
+		goto out_debugfs;
+	ret = preswap_init(tmem_debugfs_root);
+	if (ret)
+		goto out_precache;
+	ret = tmem_register_ops(&tmem_hook_ops);
+	if (ret) {
+		pr_err("cannot register hooks: %d (another tmem module loaded?)\n",
+		       ret);
+		goto out_preswap;
+	}
+	pr_info("hooks registered\n");
+	return 0;
+
+out_preswap:
+	preswap_exit();
+out_precache:
+	precache_exit();
+out_debugfs:
+	debugfs_remove_recursive(tmem_debugfs_root);
+	return ret;
+}
+
+static void __exit tmem_exit(void)
+{
+	tmem_unregister_ops(&tmem_hook_ops);
+	preswap_exit();
+	precache_exit();
+	debugfs_remove_recursive(tmem_debugfs_root);
+	pr_info("hooks withdrawn, module unloaded\n");
+}
+
+module_init(tmem_init);
+module_exit(tmem_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Transcendent memory: precache and preswap for Linux");
+MODULE_VERSION(TMEM_VERSION);

@@ -1,0 +1,79 @@
+#!/bin/bash
+# Step 4: the guest's root disk: Debian bookworm (debootstrap minbase) with
+# dkms, a compiler and the test tools, plus the patched kernel's image and
+# headers packages installed as a user would (dpkg -i). The result is an ext4
+# image made with mkfs.ext4 -d; the guest boots it with snapshot=on, so the
+# cached image is never changed by a run.
+#
+# Cached in two layers: the base tree (key: package list + this script) and
+# the image (key: base + kernel .debs).
+. "$(dirname "$0")/lib.sh"
+
+GUEST_PKGS=dkms,gcc,make,libc6-dev,libelf1,kmod,procps,e2fsprogs,util-linux,psmisc,stress-ng,fio,vmtouch,dosfstools
+MIRROR=$(debian_mirror)
+base_key=$(printf '%s\n' "$GUEST_PKGS" "$(cat "$0")" | sha256sum | cut -c1-16)
+kdir=$(KDEBS_DIR)
+image_key=$(printf '%s\n' "$base_key" "$(kernel_key)" | sha256sum | cut -c1-16)
+guest="$CACHE/guest"
+base="$guest/base-$base_key"
+image="$guest/root-$image_key.img"
+mkdir -p "$guest"
+
+if [ -f "$image" ]; then
+	echo "==> guest root: cached in $image"
+	ln -sf "$image" "$guest/root.img"
+	exit 0
+fi
+
+if [ ! -f "$base/.stamp" ]; then
+	step "debootstrap bookworm minbase (mirror from the host's apt sources)"
+	rm -rf "$base" "$base.tmp"
+	debootstrap --variant=minbase --include="$GUEST_PKGS" bookworm "$base.tmp" "$MIRROR" \
+		>"$guest/debootstrap.log" 2>&1 ||
+		{ tail -20 "$guest/debootstrap.log"; die "debootstrap failed"; }
+	# PID 1 of the test guest: mount the payload disk, hand over to it.
+	cat >"$base.tmp/usr/local/sbin/tmem-init" <<'INIT'
+#!/bin/sh
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+mount -t proc proc /proc
+mkdir -p /payload
+mount -o ro /dev/vdb /payload || { echo "tmem-init: no payload disk"; sleep 2; echo o >/proc/sysrq-trigger; }
+exec /bin/bash /payload/guest/init.sh
+INIT
+	chmod 755 "$base.tmp/usr/local/sbin/tmem-init"
+	echo tmem-guest >"$base.tmp/etc/hostname"
+	printf '/dev/vda / ext4 defaults 0 1\n' >"$base.tmp/etc/fstab"
+	apt-get clean -o RootDir="$base.tmp" 2>/dev/null || true
+	rm -rf "$base.tmp"/var/cache/apt/archives/*.deb
+	touch "$base.tmp/.stamp"
+	mv "$base.tmp" "$base"
+	step_done
+fi
+# BASE_ONLY=1: prepare the base tree only (it needs no kernel).
+[ "${BASE_ONLY:-0}" = 1 ] && exit 0
+[ -f "$kdir/stamp" ] || die "kernel .debs missing: run vm-test/02-kernel.sh first"
+
+step "install the kernel .debs into a copy of the base tree"
+tree="$guest/tree.tmp"
+rm -rf "$tree"
+cp -a "$base" "$tree"
+mkdir -p "$tree/tmp/kdebs"
+cp "$kdir"/linux-image-*.deb "$kdir"/linux-headers-*.deb "$tree/tmp/kdebs/"
+mount -t proc proc "$tree/proc"
+trap 'umount "$tree/proc" 2>/dev/null || true' EXIT
+chroot "$tree" sh -c 'dpkg -i /tmp/kdebs/*.deb' >"$guest/kernel-install.log" 2>&1 ||
+	{ tail -20 "$guest/kernel-install.log"; die "installing the kernel .debs failed"; }
+umount "$tree/proc"
+trap - EXIT
+rm -rf "$tree/tmp/kdebs"
+step_done
+
+step "make the ext4 image"
+rm -f "$guest"/root-*.img
+truncate -s 4G "$image.tmp"
+mkfs.ext4 -q -F -L tmemroot -d "$tree" "$image.tmp"
+mv "$image.tmp" "$image"
+rm -rf "$tree"
+ln -sf "$image" "$guest/root.img"
+step_done

@@ -1,0 +1,27 @@
+#!/bin/bash
+# PID 1 of the test guest, started by /usr/local/sbin/tmem-init from the
+# payload disk (/dev/vdb, mounted read-only at /payload).
+#
+# Mounts what the tests need, runs /payload/guest/<mode>.sh with the TAP
+# stream on fd 3 (the second serial port, read by the host), then powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C HOME=/root TERM=dumb
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mkdir -p /dev/pts /run /sys/kernel/debug
+mount -t devpts devpts /dev/pts
+mount -t tmpfs run /run
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+mount -o remount,rw /
+hostname tmem-guest
+
+mode=$(cat /payload/mode)
+exec 3>/dev/ttyS1
+echo "# tmem guest: kernel $(uname -r), mode $mode, $(nproc) cpus, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
+bash "/payload/guest/$mode.sh"
+echo "# guest $mode finished: exit $?" >&3
+exec 3>&-
+sync
+echo o >/proc/sysrq-trigger
+sleep 30

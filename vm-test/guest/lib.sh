@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# Helpers for the in-guest tests: TAP output on fd 3 (to the host), human
+# output on the console, counters read from the module's debugfs.
+set -u
+T=0
+FAILED=0
+DBG=/sys/kernel/debug/tmem
+TOOLS=/payload/tools
+
+log() { echo "[$(date +%T)] $*"; }
+
+ok() { # ok CONDITION-EXIT-CODE DESCRIPTION
+	local rc=$1
+	shift
+	T=$((T + 1))
+	if [ "$rc" = 0 ]; then
+		echo "ok $T - $*" >&3
+		log "ok $T - $*"
+	else
+		echo "not ok $T - $*" >&3
+		log "NOT OK $T - $*"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+# run DESCRIPTION CMD...: one test, passes when CMD exits 0.
+run() {
+	local desc=$1 rc
+	shift
+	log "run: $*"
+	"$@"
+	rc=$?
+	ok $rc "$desc"
+	return $rc
+}
+
+# hook NAME: calls of that hook since the module was loaded.
+hook() {
+	awk -v h="$1" '$1 == h {print $2}' "$DBG/hooks"
+}
+
+# moved NAME BEFORE DESCRIPTION: the hook's counter went past BEFORE.
+moved() {
+	local now
+	now=$(hook "$1")
+	log "hook $1: $2 -> $now"
+	[ -n "$now" ] && [ "$now" -gt "$2" ]
+	ok $? "$3 ($1: $2 -> $now)"
+}
+
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# file_sum FILE: sha256 of a file, read through the page cache.
+file_sum() { sha256sum "$1" | cut -d' ' -f1; }
+
+mem_total_mib() { awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo; }

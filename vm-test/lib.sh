@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# Settings and helpers shared by the numbered vm-test steps. Sourced, not run.
+#
+# Everything built lives under $TMEM_CACHE (default /var/cache/tmem), never in
+# the repository: the unpacked kernel tree, the kernel .debs (one directory per
+# input hash), the guest root image and the results of each run.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VMTEST="$REPO/vm-test"
+CACHE=${TMEM_CACHE:-/var/cache/tmem}
+KSERIES=${KSERIES:-6.1}
+JOBS=${JOBS:-$(($(nproc) + 1))}
+RESULTS=${TMEM_RESULTS:-$CACHE/results/latest}
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+
+STEP_T0=$SECONDS
+step() { # step "what is being done"
+	STEP_T0=$SECONDS
+	echo "==> $(basename "$0"): $*"
+}
+step_done() {
+	echo "==> $(basename "$0"): done in $((SECONDS - STEP_T0)) s"
+}
+die() {
+	echo "ERROR: $*" >&2
+	exit 1
+}
+
+# The Debian mirror this host uses, read from its own apt configuration.
+debian_mirror() {
+	local uri
+	uri=$(grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources |
+		awk '{print $2}' | grep -v security | head -n1 || true)
+	[ -n "$uri" ] || uri=$(grep -hs '^deb ' /etc/apt/sources.list |
+		awk '$3 !~ /security/ {print $2; exit}' || true)
+	[ -n "$uri" ] || die "no Debian mirror found in /etc/apt"
+	echo "$uri"
+}
+
+# Version of the installed linux-source package for $KSERIES.
+ksrc_version() {
+	dpkg-query -W -f='${Version}' "linux-source-$KSERIES"
+}
+
+# Hash of everything the kernel build depends on.
+kernel_key() {
+	{
+		ksrc_version
+		cat "$REPO/kernel-patch/linux-$KSERIES-tmem.patch"
+		cat "$VMTEST/config/tmem-test.config"
+		cat "$VMTEST/02-kernel.sh"
+	} | sha256sum | cut -c1-16
+}
+KDEBS_DIR() { echo "$CACHE/kernel-$KSERIES/$(kernel_key)"; }

@@ -1,0 +1,21 @@
+#!/bin/bash
+# The whole loop: host packages, kernel, module .deb, guest root, boot with
+# a mode (check = all tests, demo = the main job), summary. Each step can
+# also run alone. Results go to $TMEM_RESULTS (printed at the end).
+set -euo pipefail
+here=$(dirname "$0")
+mode=${1:-check}
+t0=$SECONDS
+export TMEM_RESULTS=${TMEM_RESULTS:-${TMEM_CACHE:-/var/cache/tmem}/results/$mode-$(date +%Y%m%d-%H%M%S)}
+bash "$here/01-host-packages.sh"
+bash "$here/02-kernel.sh"
+bash "$here/03-module-deb.sh"
+bash "$here/04-guest-root.sh"
+bash "$here/05-boot.sh" "$mode"
+rc=0
+bash "$here/06-summary.sh" | tee "$TMEM_RESULTS/summary.txt" || rc=1
+ln -sfn "$TMEM_RESULTS" "$(dirname "$TMEM_RESULTS")/latest"
+echo "==> $mode: $((SECONDS - t0)) s in all; results in $TMEM_RESULTS"
+# keep the "N passed, N failed" line last
+grep -E '^[0-9]+ passed, [0-9]+ failed' "$TMEM_RESULTS/summary.txt" 2>/dev/null || true
+exit $rc
