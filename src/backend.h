@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tmem backends: how the bytes of a stored page are kept.
+ *
+ * The core decides what is stored under which handle, when, and for how
+ * long; a backend only turns a page into an opaque handle and back.  Keeping
+ * that behind this small ops table lets a compressed backend (e.g. lzo/lz4
+ * into zsmalloc) or a remote one be added without touching the core.
+ *
+ * Context: store() and load() are called with the core's locks held and
+ * interrupts possibly disabled (load() of a persistent page runs under a
+ * bucket spinlock), free() from any context except NMI.  None may sleep.
+ */
+#ifndef TMEM_BACKEND_H
+#define TMEM_BACKEND_H
+
+#include <linux/types.h>
+#include <linux/gfp.h>
+
+struct page;
+
+struct tmem_backend {
+	const char *name;
+	/*
+	 * Copy @page into backend memory allocated with @gfp (never a
+	 * sleeping mask).  On success return 0, set *@handle (any value, the
+	 * core never interprets it) and *@charged, the bytes accounted
+	 * against the store's capacity for it (for RAM: PAGE_SIZE).
+	 * Return -errno (e.g. -ENOMEM, or -E2BIG for an incompressible page)
+	 * to refuse; the core then stores nothing.
+	 */
+	int (*store)(struct page *page, gfp_t gfp, unsigned long *handle,
+		     unsigned int *charged);
+	/* Copy the data of @handle into @page.  0 or -errno (-EIO). */
+	int (*load)(unsigned long handle, struct page *page);
+	/* Free @handle. */
+	void (*free)(unsigned long handle);
+	/* Bytes of memory the backend uses now, overhead included. */
+	u64 (*bytes_used)(void);
+};
+
+/* A copied page per stored page; the default backend. */
+extern const struct tmem_backend tmem_backend_ram;
+
+#endif /* TMEM_BACKEND_H */

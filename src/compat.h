@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place for kernel-version differences, so that the rest of the
+ * module reads as plain code for the kernel it is built against.  Keep it
+ * small: add a wrapper here only when an API really differs between the
+ * kernels we ship for (Debian 6.1, and 6.12 from backports).
+ *
+ * Shrinkers: 6.1 embeds struct shrinker in the user's data and registers it
+ * with register_shrinker(s, fmt, ...); 6.7 replaced that with
+ * shrinker_alloc() / shrinker_register() / shrinker_free() and a
+ * private_data field.  Both are hidden behind tmem_shrinker_create(),
+ * tmem_shrinker_destroy() and tmem_shrinker_priv().
+ */
+#ifndef TMEM_COMPAT_H
+#define TMEM_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+
+typedef unsigned long (*tmem_shrink_fn)(struct shrinker *,
+					 struct shrink_control *);
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+
+static inline struct shrinker *
+tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, void *priv,
+		     const char *name)
+{
+	struct shrinker *s = shrinker_alloc(0, "%s", name);
+
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->private_data = priv;
+	shrinker_register(s);
+	return s;
+}
+
+static inline void tmem_shrinker_destroy(struct shrinker *s)
+{
+	shrinker_free(s);
+}
+
+static inline void *tmem_shrinker_priv(struct shrinker *s)
+{
+	return s->private_data;
+}
+
+#else /* < 6.7 */
+
+struct tmem_shrinker {
+	struct shrinker s;
+	void *priv;
+};
+
+static inline struct shrinker *
+tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, void *priv,
+		     const char *name)
+{
+	struct tmem_shrinker *ts = kzalloc(sizeof(*ts), GFP_KERNEL);
+
+	if (!ts)
+		return NULL;
+	ts->s.count_objects = count;
+	ts->s.scan_objects = scan;
+	ts->s.seeks = DEFAULT_SEEKS;
+	ts->priv = priv;
+	if (register_shrinker(&ts->s, "%s", name)) {
+		kfree(ts);
+		return NULL;
+	}
+	return &ts->s;
+}
+
+static inline void tmem_shrinker_destroy(struct shrinker *s)
+{
+	unregister_shrinker(s);
+	kfree(container_of(s, struct tmem_shrinker, s));
+}
+
+static inline void *tmem_shrinker_priv(struct shrinker *s)
+{
+	return container_of(s, struct tmem_shrinker, s)->priv;
+}
+
+#endif /* 6.7 */
+
+#endif /* TMEM_COMPAT_H */

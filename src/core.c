@@ -1,0 +1,1084 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tmem core: pools of objects of pages, with the seed's exact semantics (see
+ * tmem.h), a capacity limit, LRU eviction of ephemeral pages, a shrinker,
+ * and per-pool and per-store statistics in debugfs.
+ *
+ * It is the single page store under precache (ephemeral pools, one per
+ * filesystem) and preswap (one persistent pool).  The bytes of a page are
+ * kept by a backend (backend.h); the core only decides what is stored under
+ * which handle and for how long.
+ *
+ * Tunables, module parameters of tmem.ko (writable at runtime):
+ *   max_pool_percent  capacity of the default store in percent of RAM
+ *                     (0..100, default 20)
+ *   max_pages         capacity in pages; when non-zero it overrides
+ *                     max_pool_percent (default 0; capped at RAM size)
+ * When the store is full, a put (ephemeral or persistent) first evicts the
+ * least recently put ephemeral pages of the store, as Xen tmem did; when
+ * none can be evicted the put is refused.  Persistent pages are never
+ * dropped by the store.  Lowering the limit evicts nothing by itself: puts
+ * are refused (or evict) until the store is below it again.  The limit is
+ * checked before a page is added, against a per-CPU counter that is summed
+ * exactly when close to the limit, so concurrent puts may overshoot it by
+ * about one page per CPU.
+ *
+ * Data structures and locking (all locks are spinlocks taken with interrupts
+ * disabled, because a precache put runs under the interrupt-safe i_pages
+ * lock; nothing here sleeps):
+ *
+ *   tmem_pools       xarray: pool id -> pool.  Its xa_lock (irq) guards
+ *                    changes; lookups are lockless under RCU.
+ *   pool->buckets[]  256 buckets by hash of the object id.
+ *     bucket->lock   guards the bucket's rbtree of objects, every object's
+ *                    page xarray (changes only under it; the xarray's own
+ *                    xa_lock nests inside), obj->detached and pool->dead.
+ *                    All operations on one handle take the same bucket lock,
+ *                    so they are serialised; operations on objects in other
+ *                    buckets run in parallel.
+ *   store->lru_lock  guards store->lru (ephemeral entries, least recently
+ *                    put first) and store->nr_lru.
+ *
+ *   Lock order:  bucket->lock -> store->lru_lock
+ *                bucket->lock -> obj->pages xa_lock
+ *                store->lru_lock -> obj->pages xa_lock
+ *                store->lru_lock -> bucket->lock ONLY by spin_trylock
+ *                (eviction walks the LRU and must reach the entry's bucket;
+ *                a busy bucket is passed over)
+ *                The tmem_pools xa_lock is never held with another lock.
+ *
+ * Lifetimes:
+ * - A pool is unpublished from tmem_pools, torn down, and freed after an RCU
+ *   grace period.  Every operation runs inside rcu_read_lock(), so the pool
+ *   it looked up stays allocated; a put that finds pool->dead under its
+ *   bucket lock stores nothing.
+ * - An object lives while it has pages: whoever removes its last page under
+ *   the bucket lock frees it.  flush_object and destroy instead detach
+ *   objects under the bucket lock (obj->detached, or pool->dead) and free
+ *   their pages outside it, taking lru_lock briefly per batch of entries.
+ * - An ephemeral entry is freed only after it left the LRU under lru_lock,
+ *   so the evictor, holding lru_lock, may follow entry->obj->pool for any
+ *   entry on the LRU; it leaves detached objects and dead pools alone.
+ * - Pages' data is copied in before the bucket lock is taken and, for an
+ *   ephemeral get, out after it is dropped.  A persistent get copies under
+ *   the lock (the entry must stay while it is read).
+ *
+ * Statistics are per-CPU counters, summed when read: no shared cache line
+ * on the hot paths, and a snapshot under load is not atomic across fields.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/hash.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/percpu_counter.h>
+#include <linux/rbtree.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+
+#include "backend.h"
+#include "compat.h"
+#include "tmem.h"
+
+#define TMEM_OBJ_HASH_BITS	8
+#define TMEM_OBJ_BUCKETS	(1 << TMEM_OBJ_HASH_BITS)
+
+/* Every allocation on the operation paths: never sleep, never warn, never
+ * dip into the reserves (a put from reclaim must not use them to store a
+ * copy of the very page reclaim is trying to free).
+ */
+#define TMEM_GFP		(GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC)
+
+/* Per-CPU slack of the capacity counter, in bytes. */
+#define TMEM_USED_BATCH		(64 * PAGE_SIZE)
+/* Entries evicted per hold of lru_lock; entries passed over per hold. */
+#define TMEM_EVICT_CHUNK	32
+#define TMEM_EVICT_SKIP		64
+/* Single-page evictions a put tries before it gives up. */
+#define TMEM_EVICT_TRIES	8
+/* Entries of a detached ephemeral object taken off the LRU per lru_lock. */
+#define TMEM_FREE_CHUNK		64
+
+enum tmem_stat_item {
+	TMEM_STAT_PUTS,
+	TMEM_STAT_PUTS_REFUSED,
+	TMEM_STAT_GETS_HIT,
+	TMEM_STAT_GETS_MISS,
+	TMEM_STAT_FLUSH_PAGES,
+	TMEM_STAT_FLUSH_OBJECTS,
+	TMEM_STAT_FLUSHED,
+	TMEM_STAT_EVICTED,
+	TMEM_STAT_SHRUNK,
+	TMEM_STAT_PAGES,	/* gauge: per-CPU deltas, may wrap per CPU */
+	TMEM_STAT_BYTES,	/* gauge */
+	TMEM_NR_STATS
+};
+
+struct tmem_pcpu_stats {
+	u64 v[TMEM_NR_STATS];
+};
+
+/* A capacity domain: limit, LRU of ephemeral pages, totals. */
+struct tmem_store {
+	spinlock_t lru_lock;
+	struct list_head lru;		/* under lru_lock, oldest first */
+	unsigned long nr_lru;		/* under lru_lock; read racily */
+	struct percpu_counter used;	/* bytes charged, for the limit */
+	unsigned long max_pages;	/* 0: module parameters; READ_ONCE */
+	const struct tmem_backend *backend;
+	struct tmem_pcpu_stats __percpu *stats;
+	struct shrinker *shrinker;	/* default store only */
+	char name[TMEM_POOL_NAME_LEN];
+};
+
+struct tmem_bucket {
+	spinlock_t lock;
+	struct rb_root objs;		/* of tmem_obj, by oid */
+};
+
+struct tmem_pool {
+	struct tmem_store *store;
+	struct tmem_pcpu_stats __percpu *stats;
+	struct rcu_head rcu;
+	bool persistent;
+	bool dead;			/* set once by destroy; see top */
+	char name[TMEM_POOL_NAME_LEN];
+	struct tmem_bucket buckets[TMEM_OBJ_BUCKETS];
+};
+
+struct tmem_obj {
+	struct rb_node node;		/* in bucket->objs */
+	struct xarray pages;		/* index -> tmem_entry */
+	struct tmem_pool *pool;
+	struct tmem_bucket *bucket;
+	u64 oid;
+	bool detached;			/* taken out of the tree, being freed */
+};
+
+struct tmem_entry {
+	struct list_head lru;		/* on store->lru if ephemeral */
+	struct tmem_obj *obj;
+	unsigned long handle;		/* the backend's */
+	unsigned int size;		/* bytes charged */
+	u32 index;
+};
+
+static DEFINE_XARRAY_FLAGS(tmem_pools, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+static u32 tmem_pool_next;		/* cyclic id cursor, under xa_lock */
+static struct kmem_cache *tmem_obj_cache;
+static struct kmem_cache *tmem_entry_cache;
+static struct tmem_store *tmem_default;
+static struct dentry *tmem_debugfs_stats;
+static struct dentry *tmem_debugfs_pools;
+
+/* ---- capacity tunables ------------------------------------------------ */
+
+static unsigned int max_pool_percent = 20;
+static unsigned long max_pages;
+
+static int max_pool_percent_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 100);
+}
+
+static const struct kernel_param_ops max_pool_percent_ops = {
+	.set = max_pool_percent_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_pool_percent, &max_pool_percent_ops, &max_pool_percent,
+		0644);
+MODULE_PARM_DESC(max_pool_percent,
+		 "Capacity of the store in percent of RAM (0-100, default 20)");
+module_param(max_pages, ulong, 0644);
+MODULE_PARM_DESC(max_pages,
+		 "Capacity of the store in pages; overrides max_pool_percent if not 0");
+
+static unsigned long tmem_param_limit(void)
+{
+	unsigned long ram = totalram_pages();
+	unsigned long mp = READ_ONCE(max_pages);
+
+	if (mp)
+		return min(mp, ram);
+	return mult_frac(ram, READ_ONCE(max_pool_percent), 100);
+}
+
+unsigned long tmem_store_max_pages(struct tmem_store *s)
+{
+	unsigned long mp = READ_ONCE(s->max_pages);
+
+	return mp ? mp : tmem_param_limit();
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_max_pages, TMEM);
+
+void tmem_store_set_max_pages(struct tmem_store *s, unsigned long pages)
+{
+	WRITE_ONCE(s->max_pages, min_t(unsigned long, pages,
+				       S64_MAX >> (PAGE_SHIFT + 1)));
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_set_max_pages, TMEM);
+
+/* True if one more page would take the store over its limit. */
+static bool store_full(struct tmem_store *s)
+{
+	unsigned long limit = tmem_store_max_pages(s);
+
+	if (!limit)
+		return true;
+	return __percpu_counter_compare(&s->used,
+					(s64)(limit - 1) << PAGE_SHIFT,
+					TMEM_USED_BATCH) > 0;
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+static inline void pool_stat_add(struct tmem_pool *p, enum tmem_stat_item i,
+				 s64 delta)
+{
+	this_cpu_add(p->stats->v[i], delta);
+	this_cpu_add(p->store->stats->v[i], delta);
+}
+
+static inline void pool_stat_inc(struct tmem_pool *p, enum tmem_stat_item i)
+{
+	pool_stat_add(p, i, 1);
+}
+
+/* The entry became reachable under its handle / stopped being so. */
+static inline void account_link(struct tmem_pool *p, struct tmem_entry *e)
+{
+	pool_stat_add(p, TMEM_STAT_PAGES, 1);
+	pool_stat_add(p, TMEM_STAT_BYTES, e->size);
+}
+
+static inline void account_unlink(struct tmem_pool *p, struct tmem_entry *e)
+{
+	pool_stat_add(p, TMEM_STAT_PAGES, -1);
+	pool_stat_add(p, TMEM_STAT_BYTES, -(s64)e->size);
+}
+
+static void stats_sum(struct tmem_pcpu_stats __percpu *pcs,
+		      struct tmem_stats *st)
+{
+	u64 v[TMEM_NR_STATS] = { 0 };
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct tmem_pcpu_stats *c = per_cpu_ptr(pcs, cpu);
+
+		for (i = 0; i < TMEM_NR_STATS; i++)
+			v[i] += READ_ONCE(c->v[i]);
+	}
+	st->puts = v[TMEM_STAT_PUTS];
+	st->puts_refused = v[TMEM_STAT_PUTS_REFUSED];
+	st->gets_hit = v[TMEM_STAT_GETS_HIT];
+	st->gets_miss = v[TMEM_STAT_GETS_MISS];
+	st->flush_pages = v[TMEM_STAT_FLUSH_PAGES];
+	st->flush_objects = v[TMEM_STAT_FLUSH_OBJECTS];
+	st->flushed = v[TMEM_STAT_FLUSHED];
+	st->evicted = v[TMEM_STAT_EVICTED];
+	st->shrunk = v[TMEM_STAT_SHRUNK];
+	st->pages = (s64)v[TMEM_STAT_PAGES];
+	st->bytes = (s64)v[TMEM_STAT_BYTES];
+}
+
+/* ---- entries, objects --------------------------------------------------- */
+
+/* Copy @page into the backend.  No lock held.  NULL and *@err on failure. */
+static struct tmem_entry *entry_store(struct tmem_store *s, struct page *page,
+				      int *err)
+{
+	struct tmem_entry *e = kmem_cache_alloc(tmem_entry_cache, TMEM_GFP);
+
+	if (!e) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = s->backend->store(page, TMEM_GFP, &e->handle, &e->size);
+	if (*err) {
+		kmem_cache_free(tmem_entry_cache, e);
+		return NULL;
+	}
+	percpu_counter_add_batch(&s->used, e->size, TMEM_USED_BATCH);
+	return e;
+}
+
+/* Free an entry no longer reachable from any object or the LRU. */
+static void entry_free(struct tmem_store *s, struct tmem_entry *e)
+{
+	s->backend->free(e->handle);
+	percpu_counter_add_batch(&s->used, -(s64)e->size, TMEM_USED_BATCH);
+	kmem_cache_free(tmem_entry_cache, e);
+}
+
+static struct tmem_bucket *pool_bucket(struct tmem_pool *p, u64 oid)
+{
+	return &p->buckets[hash_64(oid, TMEM_OBJ_HASH_BITS)];
+}
+
+/* Under bucket->lock. */
+static struct tmem_obj *obj_find(struct tmem_bucket *b, u64 oid)
+{
+	struct rb_node *n = b->objs.rb_node;
+
+	while (n) {
+		struct tmem_obj *o = rb_entry(n, struct tmem_obj, node);
+
+		if (oid < o->oid)
+			n = n->rb_left;
+		else if (oid > o->oid)
+			n = n->rb_right;
+		else
+			return o;
+	}
+	return NULL;
+}
+
+/* Under bucket->lock.  NULL if a new object cannot be allocated. */
+static struct tmem_obj *obj_find_or_create(struct tmem_pool *p,
+					   struct tmem_bucket *b, u64 oid)
+{
+	struct rb_node **link = &b->objs.rb_node, *parent = NULL;
+	struct tmem_obj *o;
+
+	while (*link) {
+		parent = *link;
+		o = rb_entry(parent, struct tmem_obj, node);
+		if (oid < o->oid)
+			link = &parent->rb_left;
+		else if (oid > o->oid)
+			link = &parent->rb_right;
+		else
+			return o;
+	}
+	o = kmem_cache_alloc(tmem_obj_cache, TMEM_GFP);
+	if (!o)
+		return NULL;
+	xa_init(&o->pages);
+	o->pool = p;
+	o->bucket = b;
+	o->oid = oid;
+	o->detached = false;
+	rb_link_node(&o->node, parent, link);
+	rb_insert_color(&o->node, &b->objs);
+	return o;
+}
+
+/* Under bucket->lock: free @o if it holds no page. */
+static void obj_free_if_empty(struct tmem_obj *o)
+{
+	if (!xa_empty(&o->pages))
+		return;
+	rb_erase(&o->node, &o->bucket->objs);
+	kmem_cache_free(tmem_obj_cache, o);
+}
+
+/*
+ * Under bucket->lock: take the page of (@oid, @index) out of the pool (its
+ * object, the LRU, the counters) and return it for entry_free() after the
+ * lock is dropped; NULL if there is none.
+ */
+static struct tmem_entry *handle_detach(struct tmem_pool *p,
+					struct tmem_bucket *b, u64 oid,
+					u32 index)
+{
+	struct tmem_obj *o = obj_find(b, oid);
+	struct tmem_store *s = p->store;
+	struct tmem_entry *e;
+
+	if (!o)
+		return NULL;
+	e = xa_erase(&o->pages, index);
+	if (!e)
+		return NULL;
+	if (!p->persistent) {
+		spin_lock(&s->lru_lock);
+		list_del(&e->lru);
+		s->nr_lru--;
+		spin_unlock(&s->lru_lock);
+	}
+	account_unlink(p, e);
+	obj_free_if_empty(o);
+	return e;
+}
+
+/*
+ * Free every page of an object that was detached (taken out of its tree
+ * under the bucket lock, with obj->detached or pool->dead set), then the
+ * object.  No lock held; ephemeral entries leave the LRU in batches so the
+ * irqs-off sections stay short.  Return: pages freed.
+ */
+static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o)
+{
+	struct tmem_store *s = p->store;
+	struct tmem_entry *e, *tmp;
+	unsigned long index = 0, total = 0, flags;
+	unsigned int n;
+	LIST_HEAD(batch);
+
+	do {
+		n = 0;
+		if (!p->persistent)
+			spin_lock_irqsave(&s->lru_lock, flags);
+		xa_for_each_start(&o->pages, index, e, index) {
+			if (p->persistent) {
+				list_add_tail(&e->lru, &batch);
+			} else {
+				list_move_tail(&e->lru, &batch);
+				s->nr_lru--;
+			}
+			if (++n == TMEM_FREE_CHUNK)
+				break;
+		}
+		if (!p->persistent)
+			spin_unlock_irqrestore(&s->lru_lock, flags);
+		list_for_each_entry_safe(e, tmp, &batch, lru) {
+			account_unlink(p, e);
+			entry_free(s, e);
+		}
+		INIT_LIST_HEAD(&batch);
+		total += n;
+		index++;
+	} while (n == TMEM_FREE_CHUNK);
+	xa_destroy(&o->pages);
+	kmem_cache_free(tmem_obj_cache, o);
+	return total;
+}
+
+/* ---- eviction ----------------------------------------------------------- */
+
+/*
+ * Evict up to @nr ephemeral pages of @s, least recently put first, counting
+ * them as @why.  Caller holds no bucket lock.  Takes lru_lock and each
+ * victim's bucket lock by trylock (the reverse of the usual order); an entry
+ * whose bucket is busy, or whose object or pool is being torn down by
+ * another thread (which will free it), is passed over.
+ * Return: pages freed.
+ */
+static unsigned long store_evict(struct tmem_store *s, unsigned long nr,
+				 enum tmem_stat_item why)
+{
+	struct tmem_entry *e, *tmp;
+	unsigned long done = 0, flags;
+	LIST_HEAD(victims);
+
+	while (done < nr) {
+		unsigned long want = min_t(unsigned long, nr - done,
+					   TMEM_EVICT_CHUNK);
+		unsigned long n = 0, skipped = 0;
+
+		spin_lock_irqsave(&s->lru_lock, flags);
+		list_for_each_entry_safe(e, tmp, &s->lru, lru) {
+			struct tmem_obj *o = e->obj;
+			struct tmem_bucket *b = o->bucket;
+			struct tmem_pool *p = o->pool;
+
+			if (n == want || skipped == TMEM_EVICT_SKIP)
+				break;
+			if (!spin_trylock(&b->lock)) {
+				skipped++;
+				continue;
+			}
+			if (o->detached || p->dead) {
+				spin_unlock(&b->lock);
+				skipped++;
+				continue;
+			}
+			xa_erase(&o->pages, e->index);
+			list_move_tail(&e->lru, &victims);
+			s->nr_lru--;
+			account_unlink(p, e);
+			pool_stat_inc(p, why);
+			obj_free_if_empty(o);
+			spin_unlock(&b->lock);
+			n++;
+		}
+		spin_unlock_irqrestore(&s->lru_lock, flags);
+		if (!n)
+			break;
+		done += n;
+	}
+	list_for_each_entry_safe(e, tmp, &victims, lru)
+		entry_free(s, e);
+	return done;
+}
+
+/* Make room for one page.  0, or -ENOSPC if the store stays full. */
+static int store_make_room(struct tmem_store *s)
+{
+	int tries = 0;
+
+	while (store_full(s)) {
+		if (tries++ == TMEM_EVICT_TRIES ||
+		    !store_evict(s, 1, TMEM_STAT_EVICTED))
+			return -ENOSPC;
+	}
+	return 0;
+}
+
+unsigned long tmem_store_shrink_count(struct tmem_store *s)
+{
+	return READ_ONCE(s->nr_lru);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_shrink_count, TMEM);
+
+unsigned long tmem_store_shrink_scan(struct tmem_store *s,
+				     unsigned long nr_to_scan)
+{
+	return store_evict(s, nr_to_scan, TMEM_STAT_SHRUNK);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_shrink_scan, TMEM);
+
+static unsigned long tmem_shrinker_count(struct shrinker *sh,
+					 struct shrink_control *sc)
+{
+	unsigned long n = tmem_store_shrink_count(tmem_shrinker_priv(sh));
+
+	return n ? n : SHRINK_EMPTY;
+}
+
+static unsigned long tmem_shrinker_scan(struct shrinker *sh,
+					struct shrink_control *sc)
+{
+	unsigned long n = tmem_store_shrink_scan(tmem_shrinker_priv(sh),
+						 sc->nr_to_scan);
+
+	return n ? n : SHRINK_STOP;
+}
+
+/* ---- the operations ----------------------------------------------------- */
+
+/* Under rcu_read_lock(). */
+static struct tmem_pool *pool_lookup(int pool_id)
+{
+	if (pool_id < 0 || pool_id >= TMEM_MAX_POOLS)
+		return NULL;
+	return xa_load(&tmem_pools, pool_id);
+}
+
+/* A put was refused: the handle's older page must not survive it. */
+static void put_refused(struct tmem_pool *p, struct tmem_bucket *b, u64 oid,
+			u32 index)
+{
+	struct tmem_entry *old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&b->lock, flags);
+	old = handle_detach(p, b, oid, index);
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (old)
+		entry_free(p->store, old);
+	pool_stat_inc(p, TMEM_STAT_PUTS_REFUSED);
+}
+
+int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
+{
+	struct tmem_entry *e, *old;
+	struct tmem_store *s;
+	struct tmem_bucket *b;
+	struct tmem_pool *p;
+	struct tmem_obj *o;
+	unsigned long flags;
+	int ret;
+
+	rcu_read_lock();
+	p = pool_lookup(pool_id);
+	if (!p) {
+		ret = -EINVAL;
+		goto out;
+	}
+	s = p->store;
+	b = pool_bucket(p, oid);
+	ret = store_make_room(s);
+	if (ret)
+		goto refused;
+	e = entry_store(s, page, &ret);
+	if (!e)
+		goto refused;
+	e->index = index;
+
+	spin_lock_irqsave(&b->lock, flags);
+	if (unlikely(p->dead)) {
+		spin_unlock_irqrestore(&b->lock, flags);
+		entry_free(s, e);
+		ret = -EINVAL;
+		goto out;
+	}
+	o = obj_find_or_create(p, b, oid);
+	if (!o) {
+		spin_unlock_irqrestore(&b->lock, flags);
+		entry_free(s, e);
+		ret = -ENOMEM;
+		goto refused;
+	}
+	e->obj = o;
+	old = xa_store(&o->pages, index, e, TMEM_GFP);
+	if (xa_is_err(old)) {
+		ret = xa_err(old);
+		obj_free_if_empty(o);
+		spin_unlock_irqrestore(&b->lock, flags);
+		entry_free(s, e);
+		goto refused;
+	}
+	if (!p->persistent) {
+		spin_lock(&s->lru_lock);
+		if (old)
+			list_del(&old->lru);
+		else
+			s->nr_lru++;
+		list_add_tail(&e->lru, &s->lru);
+		spin_unlock(&s->lru_lock);
+	}
+	if (old)
+		account_unlink(p, old);
+	account_link(p, e);
+	pool_stat_inc(p, TMEM_STAT_PUTS);
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (old)
+		entry_free(s, old);
+	rcu_read_unlock();
+	return 0;
+
+refused:
+	put_refused(p, b, oid, index);
+out:
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_put_page, TMEM);
+
+int tmem_get_page(int pool_id, u64 oid, u32 index, struct page *page)
+{
+	struct tmem_entry *e = NULL;
+	struct tmem_store *s;
+	struct tmem_bucket *b;
+	struct tmem_pool *p;
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	rcu_read_lock();
+	p = pool_lookup(pool_id);
+	if (!p) {
+		rcu_read_unlock();
+		return -EINVAL;
+	}
+	s = p->store;
+	b = pool_bucket(p, oid);
+	spin_lock_irqsave(&b->lock, flags);
+	if (p->persistent) {
+		struct tmem_obj *o = obj_find(b, oid);
+
+		e = o ? xa_load(&o->pages, index) : NULL;
+		if (e) {
+			ret = s->backend->load(e->handle, page);
+			/* unreadable: drop it, so that later gets miss too */
+			if (ret)
+				e = handle_detach(p, b, oid, index);
+			else
+				e = NULL;
+		}
+		spin_unlock_irqrestore(&b->lock, flags);
+	} else {
+		e = handle_detach(p, b, oid, index);
+		spin_unlock_irqrestore(&b->lock, flags);
+		if (e)
+			ret = s->backend->load(e->handle, page);
+	}
+	if (e)
+		entry_free(s, e);
+	if (ret && ret != -ENOENT)
+		ret = -EIO;
+	pool_stat_inc(p, ret ? TMEM_STAT_GETS_MISS : TMEM_STAT_GETS_HIT);
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_get_page, TMEM);
+
+int tmem_flush_page(int pool_id, u64 oid, u32 index)
+{
+	struct tmem_bucket *b;
+	struct tmem_entry *e;
+	struct tmem_pool *p;
+	unsigned long flags;
+
+	rcu_read_lock();
+	p = pool_lookup(pool_id);
+	if (!p) {
+		rcu_read_unlock();
+		return -EINVAL;
+	}
+	b = pool_bucket(p, oid);
+	spin_lock_irqsave(&b->lock, flags);
+	e = handle_detach(p, b, oid, index);
+	spin_unlock_irqrestore(&b->lock, flags);
+	pool_stat_inc(p, TMEM_STAT_FLUSH_PAGES);
+	if (e) {
+		entry_free(p->store, e);
+		pool_stat_inc(p, TMEM_STAT_FLUSHED);
+	}
+	rcu_read_unlock();
+	return e ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_flush_page, TMEM);
+
+int tmem_flush_object(int pool_id, u64 oid)
+{
+	struct tmem_bucket *b;
+	struct tmem_pool *p;
+	struct tmem_obj *o;
+	unsigned long flags;
+
+	rcu_read_lock();
+	p = pool_lookup(pool_id);
+	if (!p) {
+		rcu_read_unlock();
+		return -EINVAL;
+	}
+	b = pool_bucket(p, oid);
+	spin_lock_irqsave(&b->lock, flags);
+	o = obj_find(b, oid);
+	if (o) {
+		rb_erase(&o->node, &b->objs);
+		o->detached = true;
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	pool_stat_inc(p, TMEM_STAT_FLUSH_OBJECTS);
+	if (o)
+		pool_stat_add(p, TMEM_STAT_FLUSHED, obj_free_detached(p, o));
+	rcu_read_unlock();
+	return o ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_flush_object, TMEM);
+
+/* ---- pools -------------------------------------------------------------- */
+
+static int pool_flags_check(const uuid_t *uuid, u32 flags)
+{
+	const u32 known = TMEM_POOL_PERSIST | TMEM_POOL_SHARED |
+		TMEM_POOL_PAGESIZE_MASK << TMEM_POOL_PAGESIZE_SHIFT |
+		TMEM_POOL_VERSION_MASK << TMEM_POOL_VERSION_SHIFT;
+
+	if (flags & TMEM_POOL_SHARED) {
+		pr_warn_once("shared pools are not supported (dropped for security, as in the seed); refused\n");
+		return -EOPNOTSUPP;
+	}
+	if (flags & ~known)
+		return -EINVAL;
+	if (((flags >> TMEM_POOL_PAGESIZE_SHIFT) & TMEM_POOL_PAGESIZE_MASK) !=
+	    PAGE_SHIFT - 12)
+		return -EINVAL;
+	if (((flags >> TMEM_POOL_VERSION_SHIFT) & TMEM_POOL_VERSION_MASK) !=
+	    TMEM_SPEC_VERSION)
+		return -EINVAL;
+	/* a uuid names a shared pool; private pools take none */
+	if (uuid && !uuid_is_null(uuid))
+		return -EINVAL;
+	return 0;
+}
+
+static void pool_free_rcu(struct rcu_head *head)
+{
+	struct tmem_pool *p = container_of(head, struct tmem_pool, rcu);
+
+	free_percpu(p->stats);
+	kfree(p);
+}
+
+int tmem_store_new_pool(struct tmem_store *s, const uuid_t *uuid, u32 flags,
+			const char *name)
+{
+	struct tmem_pool *p;
+	u32 id;
+	int i, ret;
+
+	might_sleep();
+	if (!s)
+		return -ENODEV;
+	ret = pool_flags_check(uuid, flags);
+	if (ret)
+		return ret;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->stats = alloc_percpu(struct tmem_pcpu_stats);
+	if (!p->stats) {
+		kfree(p);
+		return -ENOMEM;
+	}
+	p->store = s;
+	p->persistent = flags & TMEM_POOL_PERSIST;
+	strscpy(p->name, name ? name : "", sizeof(p->name));
+	for (i = 0; i < TMEM_OBJ_BUCKETS; i++) {
+		spin_lock_init(&p->buckets[i].lock);
+		p->buckets[i].objs = RB_ROOT;
+	}
+	ret = xa_alloc_cyclic_irq(&tmem_pools, &id, p,
+				  XA_LIMIT(0, TMEM_MAX_POOLS - 1),
+				  &tmem_pool_next, GFP_KERNEL);
+	if (ret < 0) {
+		free_percpu(p->stats);
+		kfree(p);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	return id;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_new_pool, TMEM);
+
+int tmem_new_pool(const uuid_t *uuid, u32 flags, const char *name)
+{
+	return tmem_store_new_pool(tmem_default, uuid, flags, name);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_new_pool, TMEM);
+
+int tmem_destroy_pool(int pool_id)
+{
+	struct tmem_pool *p;
+	unsigned long flags;
+	int i;
+
+	if (pool_id < 0 || pool_id >= TMEM_MAX_POOLS)
+		return -EINVAL;
+	xa_lock_irqsave(&tmem_pools, flags);
+	p = __xa_erase(&tmem_pools, pool_id);
+	xa_unlock_irqrestore(&tmem_pools, flags);
+	if (!p)
+		return -EINVAL;
+
+	/* from here no new operation finds the pool; puts in flight see
+	 * ->dead under their bucket lock, the evictor leaves its pages alone
+	 */
+	WRITE_ONCE(p->dead, true);
+	for (i = 0; i < TMEM_OBJ_BUCKETS; i++) {
+		struct tmem_bucket *b = &p->buckets[i];
+		struct tmem_obj *o, *tmp;
+		struct rb_root objs;
+
+		spin_lock_irqsave(&b->lock, flags);
+		objs = b->objs;
+		b->objs = RB_ROOT;
+		spin_unlock_irqrestore(&b->lock, flags);
+		rbtree_postorder_for_each_entry_safe(o, tmp, &objs, node)
+			obj_free_detached(p, o);
+	}
+	call_rcu(&p->rcu, pool_free_rcu);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_destroy_pool, TMEM);
+
+int tmem_pool_stats(int pool_id, struct tmem_stats *st)
+{
+	struct tmem_pool *p;
+
+	rcu_read_lock();
+	p = pool_lookup(pool_id);
+	if (p)
+		stats_sum(p->stats, st);
+	rcu_read_unlock();
+	return p ? 0 : -EINVAL;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_pool_stats, TMEM);
+
+/* ---- stores ------------------------------------------------------------- */
+
+struct tmem_store *tmem_store_create(const char *name, unsigned long max,
+				     const struct tmem_backend *backend)
+{
+	struct tmem_store *s;
+
+	might_sleep();
+	if (!tmem_entry_cache)
+		return ERR_PTR(-ENODEV);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&s->lru_lock);
+	INIT_LIST_HEAD(&s->lru);
+	s->backend = backend ? backend : &tmem_backend_ram;
+	tmem_store_set_max_pages(s, max);
+	strscpy(s->name, name ? name : "", sizeof(s->name));
+	s->stats = alloc_percpu(struct tmem_pcpu_stats);
+	if (!s->stats)
+		goto fail;
+	if (percpu_counter_init(&s->used, 0, GFP_KERNEL))
+		goto fail;
+	return s;
+fail:
+	free_percpu(s->stats);
+	kfree(s);
+	return ERR_PTR(-ENOMEM);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_create, TMEM);
+
+/* Destroy the pools of @s, or every pool if @s is NULL. */
+static void store_destroy_pools(struct tmem_store *s)
+{
+	struct tmem_pool *p;
+	unsigned long id;
+
+	rcu_read_lock();
+	xa_for_each(&tmem_pools, id, p) {
+		if (!s || p->store == s)
+			tmem_destroy_pool(id);
+	}
+	rcu_read_unlock();
+}
+
+void tmem_store_destroy(struct tmem_store *s)
+{
+	if (IS_ERR_OR_NULL(s))
+		return;
+	if (s->shrinker)
+		tmem_shrinker_destroy(s->shrinker);
+	store_destroy_pools(s);
+	/* operations in flight on a pool of @s may still touch @s */
+	synchronize_rcu();
+	WARN_ON_ONCE(s->nr_lru || !list_empty(&s->lru));
+	WARN_ON_ONCE(percpu_counter_sum(&s->used));
+	percpu_counter_destroy(&s->used);
+	free_percpu(s->stats);
+	kfree(s);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_destroy, TMEM);
+
+void tmem_store_stats(struct tmem_store *s, struct tmem_stats *st)
+{
+	stats_sum(s->stats, st);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_stats, TMEM);
+
+void tmem_global_stats(struct tmem_stats *st)
+{
+	struct tmem_store *s = READ_ONCE(tmem_default);
+
+	if (s)
+		stats_sum(s->stats, st);
+	else
+		memset(st, 0, sizeof(*st));
+}
+EXPORT_SYMBOL_NS_GPL(tmem_global_stats, TMEM);
+
+/* ---- debugfs ------------------------------------------------------------ */
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct tmem_store *s = tmem_default;
+	struct tmem_stats st;
+
+	if (!s)
+		return 0;
+	tmem_store_stats(s, &st);
+	seq_printf(m, "backend %s\n", s->backend->name);
+	seq_printf(m, "max_pages %lu\n", tmem_store_max_pages(s));
+	seq_printf(m, "pages %lld\n", st.pages);
+	seq_printf(m, "bytes %lld\n", st.bytes);
+	seq_printf(m, "ephemeral_pages %lu\n", READ_ONCE(s->nr_lru));
+	seq_printf(m, "puts %llu\n", st.puts);
+	seq_printf(m, "puts_refused %llu\n", st.puts_refused);
+	seq_printf(m, "gets_hit %llu\n", st.gets_hit);
+	seq_printf(m, "gets_miss %llu\n", st.gets_miss);
+	seq_printf(m, "flush_pages %llu\n", st.flush_pages);
+	seq_printf(m, "flush_objects %llu\n", st.flush_objects);
+	seq_printf(m, "flushed %llu\n", st.flushed);
+	seq_printf(m, "evicted %llu\n", st.evicted);
+	seq_printf(m, "shrunk %llu\n", st.shrunk);
+	/* the backend's own view, all stores together, overhead included */
+	seq_printf(m, "backend_bytes %llu\n", s->backend->bytes_used());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int pools_show(struct seq_file *m, void *v)
+{
+	struct tmem_pool *p;
+	struct tmem_stats st;
+	unsigned long id;
+
+	seq_printf(m, "%4s %-10s %-8s %10s %12s %10s %8s %10s %10s %8s %8s %8s %8s %8s  %s\n",
+		   "id", "kind", "store", "pages", "bytes", "puts", "refused",
+		   "gets_hit", "gets_miss", "flush_pg", "flush_ob", "flushed",
+		   "evicted", "shrunk", "name");
+	rcu_read_lock();
+	xa_for_each(&tmem_pools, id, p) {
+		stats_sum(p->stats, &st);
+		seq_printf(m, "%4lu %-10s %-8s %10lld %12lld %10llu %8llu %10llu %10llu %8llu %8llu %8llu %8llu %8llu  %s\n",
+			   id, p->persistent ? "persistent" : "ephemeral",
+			   p->store->name, st.pages, st.bytes, st.puts,
+			   st.puts_refused, st.gets_hit, st.gets_miss,
+			   st.flush_pages, st.flush_objects, st.flushed,
+			   st.evicted, st.shrunk, p->name);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pools);
+
+/* ---- init / exit -------------------------------------------------------- */
+
+int tmem_core_init(struct dentry *debugfs_root)
+{
+	struct tmem_store *s;
+	int ret = -ENOMEM;
+
+	tmem_obj_cache = KMEM_CACHE(tmem_obj, 0);
+	tmem_entry_cache = KMEM_CACHE(tmem_entry, 0);
+	if (!tmem_obj_cache || !tmem_entry_cache)
+		goto fail;
+	s = tmem_store_create("default", 0, NULL);
+	if (IS_ERR(s)) {
+		ret = PTR_ERR(s);
+		goto fail;
+	}
+	s->shrinker = tmem_shrinker_create(tmem_shrinker_count,
+					   tmem_shrinker_scan, s, "tmem");
+	if (!s->shrinker) {
+		tmem_store_destroy(s);
+		goto fail;
+	}
+	WRITE_ONCE(tmem_default, s);
+	if (!IS_ERR_OR_NULL(debugfs_root)) {
+		tmem_debugfs_stats = debugfs_create_file("stats", 0444,
+							 debugfs_root, NULL,
+							 &stats_fops);
+		tmem_debugfs_pools = debugfs_create_file("pools", 0444,
+							 debugfs_root, NULL,
+							 &pools_fops);
+	}
+	pr_info("core: limit %lu pages, backend %s\n",
+		tmem_store_max_pages(s), s->backend->name);
+	return 0;
+fail:
+	kmem_cache_destroy(tmem_entry_cache);
+	kmem_cache_destroy(tmem_obj_cache);
+	tmem_entry_cache = NULL;
+	tmem_obj_cache = NULL;
+	return ret;
+}
+
+void tmem_core_exit(void)
+{
+	struct tmem_store *s = tmem_default;
+
+	debugfs_remove(tmem_debugfs_pools);
+	debugfs_remove(tmem_debugfs_stats);
+	tmem_debugfs_pools = NULL;
+	tmem_debugfs_stats = NULL;
+	WRITE_ONCE(tmem_default, NULL);
+	/* pools of private stores should be gone with their stores */
+	store_destroy_pools(NULL);
+	tmem_store_destroy(s);
+	rcu_barrier();		/* pool_free_rcu() is our code */
+	kmem_cache_destroy(tmem_entry_cache);
+	kmem_cache_destroy(tmem_obj_cache);
+	tmem_entry_cache = NULL;
+	tmem_obj_cache = NULL;
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tmem_bench.ko: a one-shot microbenchmark of the tmem core.
+ *
+ * At load it measures, in a private store with the RAM backend and a high
+ * limit, the cost of a put and of a get of one 4 KiB page with 1 K, 64 K
+ * and 1 M pages stored (or the largest count that fits in the memory
+ * available), next to a bare 4 KiB memcpy timed in the same run; then the
+ * throughput of one thread against two concurrent threads on two CPUs.  It
+ * prints a table to the kernel log, every line starting "tmem_bench:".
+ *
+ * Puts replace pages at random handles among those stored (so the size
+ * stays put) and gets read random stored pages; handles are spread over 64
+ * objects, each thread using its own half of them in the thread runs.
+ *
+ * It is a benchmark, not a test: it never fails.  Its init returns
+ * -ECANCELED once the table is printed so that it does not stay loaded
+ * (insmod then reports "Operation canceled"; that is expected).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "tmem.h"
+
+MODULE_IMPORT_NS(TMEM);
+
+static unsigned long max_pages = 1UL << 20;
+module_param(max_pages, ulong, 0444);
+MODULE_PARM_DESC(max_pages, "Largest number of pages to store (default 1M)");
+static unsigned int mem_percent = 50;
+module_param(mem_percent, uint, 0444);
+MODULE_PARM_DESC(mem_percent, "Use at most this percent of available memory (default 50)");
+static unsigned int ops = 20000;
+module_param(ops, uint, 0444);
+MODULE_PARM_DESC(ops, "Operations per measurement (default 20000)");
+
+#define NOBJ		64
+#define RESCHED_MASK	1023
+
+struct bench {
+	int pool;
+	unsigned long size;	/* pages stored, handles 0 .. size - 1 */
+	struct page *src, *dst;
+};
+
+static inline u64 handle_oid(unsigned long n)
+{
+	return n % NOBJ;
+}
+
+static inline u32 handle_index(unsigned long n)
+{
+	return n / NOBJ;
+}
+
+static u32 rnd(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s >> 32;
+}
+
+/* Handle number @r of the half @half (0, 1) or of all (-1) of @size. */
+static unsigned long pick(unsigned long size, u32 r, int half)
+{
+	unsigned long n = ((u64)r * size) >> 32;
+
+	if (half < 0)
+		return n;
+	/* objects 0..31 for half 0, 32..63 for half 1 */
+	n = (n & ~(unsigned long)(NOBJ - 1)) | (n % (NOBJ / 2)) |
+		(half ? NOBJ / 2 : 0);
+	return n < size ? n : n - NOBJ;
+}
+
+/* ns per op, times 10 */
+static u64 per_op10(u64 ns, unsigned long n)
+{
+	return n ? div64_u64(ns * 10, n) : 0;
+}
+
+static u64 time_memcpy(struct bench *b, unsigned long n)
+{
+	void *to = page_address(b->dst), *from = page_address(b->src);
+	unsigned long i;
+	u64 t0 = ktime_get_ns();
+
+	for (i = 0; i < n; i++) {
+		memcpy(to, from, PAGE_SIZE);
+		barrier_data(to);
+	}
+	return per_op10(ktime_get_ns() - t0, n);
+}
+
+/* Store handles b->size .. @to - 1; stops early when a put is refused. */
+static u64 fill(struct bench *b, unsigned long to)
+{
+	unsigned long from = b->size, n;
+	u64 t0 = ktime_get_ns(), ns = 0;
+
+	for (n = from; n < to; n++) {
+		if (tmem_put_page(b->pool, handle_oid(n), handle_index(n),
+				  b->src))
+			break;
+		if (!(n & RESCHED_MASK)) {
+			ns += ktime_get_ns() - t0;
+			cond_resched();
+			t0 = ktime_get_ns();
+		}
+	}
+	b->size = n;
+	return per_op10(ns + ktime_get_ns() - t0, n - from);
+}
+
+/* @n random puts (replacing) or gets among the stored pages; ns*10/op. */
+static u64 run_ops(struct bench *b, unsigned long n, bool do_put, int half,
+		   struct page *page, u64 seed, unsigned long *failed)
+{
+	u64 t0 = ktime_get_ns(), ns = 0, s = seed | 1;
+	unsigned long i, h;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		h = pick(b->size, rnd(&s), half);
+		if (do_put)
+			ret = tmem_put_page(b->pool, handle_oid(h),
+					    handle_index(h), page);
+		else
+			ret = tmem_get_page(b->pool, handle_oid(h),
+					    handle_index(h), page);
+		if (ret)
+			(*failed)++;
+		if (!(i & RESCHED_MASK)) {
+			ns += ktime_get_ns() - t0;
+			cond_resched();
+			t0 = ktime_get_ns();
+		}
+	}
+	return per_op10(ns + ktime_get_ns() - t0, n);
+}
+
+struct worker {
+	struct bench *b;
+	struct completion done;
+	struct page *page;
+	atomic_t *go;
+	int half;
+	u64 ns;			/* wall time of the worker's ops */
+	unsigned long failed;
+};
+
+/* Half puts, half gets, on the worker's half of the objects. */
+static int worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	u64 t0;
+
+	atomic_dec(w->go);
+	while (atomic_read(w->go) > 0)
+		cpu_relax();
+	t0 = ktime_get_ns();
+	run_ops(w->b, ops, true, w->half, w->page, 0x1234 + w->half,
+		&w->failed);
+	run_ops(w->b, ops, false, w->half, w->page, 0x5678 + w->half,
+		&w->failed);
+	w->ns = ktime_get_ns() - t0;
+	kthread_complete_and_exit(&w->done, 0);
+}
+
+/* Run @nr workers on distinct CPUs; return the longest wall time, 0 on error. */
+static u64 run_threads(struct bench *b, int nr, unsigned long *failed)
+{
+	struct task_struct *t[2] = {};
+	struct worker w[2] = {};
+	atomic_t go;
+	int cpu = -1, i;
+	u64 ns = 0;
+	bool ok = true;
+
+	atomic_set(&go, nr);
+	for (i = 0; i < nr; i++) {
+		w[i].b = b;
+		w[i].half = i;
+		w[i].go = &go;
+		init_completion(&w[i].done);
+		w[i].page = alloc_page(GFP_KERNEL);
+		t[i] = kthread_create(worker_fn, &w[i], "tmem_bench/%d", i);
+		if (IS_ERR(t[i]) || !w[i].page) {
+			ok = false;
+			continue;
+		}
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		kthread_bind(t[i], cpu);
+	}
+	for (i = 0; i < nr; i++) {
+		if (IS_ERR(t[i]))
+			continue;
+		if (ok)
+			wake_up_process(t[i]);
+		else
+			kthread_stop(t[i]);	/* never woken: never runs */
+	}
+	for (i = 0; i < nr; i++) {
+		if (ok) {
+			wait_for_completion(&w[i].done);
+			ns = max(ns, w[i].ns);
+			*failed += w[i].failed;
+		}
+		if (w[i].page)
+			__free_page(w[i].page);
+	}
+	return ok ? ns : 0;
+}
+
+/* a figure kept times 10, printed with one decimal */
+static const char *fmt10(char *buf, u64 v10)
+{
+	snprintf(buf, 24, "%llu.%llu", div_u64(v10, 10), v10 % 10);
+	return buf;
+}
+
+static u64 ratio10(u64 a10, u64 b10)
+{
+	return b10 ? div64_u64(a10 * 10, b10) : 0;
+}
+
+static void bench_size(struct bench *b, unsigned long target, u64 *put1k,
+		       u64 *get1k)
+{
+	char f[9][24];
+	unsigned long failed = 0;
+	u64 fill10, mc10, put10, get10;
+
+	fill10 = fill(b, target);
+	mc10 = time_memcpy(b, ops);
+	put10 = run_ops(b, ops, true, -1, b->src, 0xabcdef, &failed);
+	get10 = run_ops(b, ops, false, -1, b->dst, 0x123457, &failed);
+	if (!*put1k) {
+		*put1k = put10;
+		*get1k = get10;
+	}
+	pr_info("%8lu %10s %10s %10s %6sx %10s %6sx %6sx %6sx%s\n",
+		b->size, fmt10(f[0], fill10), fmt10(f[1], mc10),
+		fmt10(f[2], put10), fmt10(f[3], ratio10(put10, mc10)),
+		fmt10(f[4], get10), fmt10(f[5], ratio10(get10, mc10)),
+		fmt10(f[6], ratio10(put10, *put1k)),
+		fmt10(f[7], ratio10(get10, *get1k)),
+		b->size < target ? "  (largest that fit)" : "");
+	if (failed)
+		pr_info("  %lu operations refused or missed\n", failed);
+}
+
+static int __init tmem_bench_init(void)
+{
+	unsigned long cap, avail = si_mem_available();
+	u64 put1k = 0, get1k = 0, t1, t2;
+	unsigned long failed = 0;
+	struct tmem_store *store;
+	struct bench b = {};
+
+	cap = min(max_pages, mult_frac(avail, min(mem_percent, 90U), 100));
+	cap = max(cap, 1024UL);
+	store = tmem_store_create("bench", cap + 1024, NULL);
+	if (IS_ERR(store)) {
+		pr_err("cannot create a store: %ld\n", PTR_ERR(store));
+		return -ECANCELED;
+	}
+	b.pool = tmem_store_new_pool(store, NULL, TMEM_POOL_FLAGS(1), "bench");
+	b.src = alloc_page(GFP_KERNEL);
+	b.dst = alloc_page(GFP_KERNEL);
+	if (b.pool < 0 || !b.src || !b.dst) {
+		pr_err("cannot set up (pool %d)\n", b.pool);
+		goto out;
+	}
+	memset(page_address(b.src), 0xa5, PAGE_SIZE);
+
+	pr_info("persistent pool, backend ram, %u ops per figure, %u CPUs online, up to %lu pages\n",
+		ops, num_online_cpus(), cap);
+	pr_info("%8s %10s %10s %10s %7s %10s %7s %7s %7s\n", "pages",
+		"fill ns", "memcpy ns", "put ns", "/memcp", "get ns", "/memcp",
+		"put/1K", "get/1K");
+	bench_size(&b, 1024, &put1k, &get1k);
+	bench_size(&b, min(65536UL, cap), &put1k, &get1k);
+
+	/* threads: 1 vs 2 at this size, each on its own half of the objects */
+	if (num_online_cpus() >= 2) {
+		t1 = run_threads(&b, 1, &failed);
+		t2 = run_threads(&b, 2, &failed);
+		if (t1 && t2)
+			pr_info("threads at %lu pages: 1 thread %llu ops/ms, 2 threads %llu ops/ms, speedup %lu.%02lux\n",
+				b.size, div64_u64(2ULL * ops * 1000000, t1),
+				div64_u64(4ULL * ops * 1000000, t2),
+				(unsigned long)div64_u64(2 * t1, t2),
+				(unsigned long)(div64_u64(200 * t1, t2) % 100));
+		if (failed)
+			pr_info("  %lu thread operations refused or missed\n",
+				failed);
+	} else {
+		pr_info("threads: skipped, only one CPU online\n");
+	}
+
+	if (cap > 65536)
+		bench_size(&b, cap, &put1k, &get1k);
+	pr_info("done\n");
+out:
+	if (b.src)
+		__free_page(b.src);
+	if (b.dst)
+		__free_page(b.dst);
+	tmem_store_destroy(store);	/* destroys the pool too */
+	/* one-shot: do not stay loaded */
+	return -ECANCELED;
+}
+module_init(tmem_bench_init);
+
+MODULE_DESCRIPTION("Microbenchmark of the tmem core (one-shot, never stays loaded)");
+MODULE_LICENSE("GPL");
