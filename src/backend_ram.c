@@ -23,7 +23,8 @@ static DEFINE_PER_CPU(long, ram_pages);
 static int ram_store(struct page *page, gfp_t gfp, unsigned long *handle,
 		     unsigned int *charged)
 {
-	struct page *copy = alloc_page(gfp);
+	/* only ever reached through kmap, so highmem will do */
+	struct page *copy = alloc_page(gfp | __GFP_HIGHMEM);
 
 	if (!copy)
 		return -ENOMEM;

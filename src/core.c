@@ -421,26 +421,27 @@ static struct tmem_entry *handle_detach(struct tmem_pool *p,
 static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o)
 {
 	struct tmem_store *s = p->store;
+	bool on_lru = !p->persistent;
 	struct tmem_entry *e, *tmp;
-	unsigned long index = 0, total = 0, flags;
+	unsigned long index = 0, total = 0, flags = 0;
 	unsigned int n;
 	LIST_HEAD(batch);
 
 	do {
 		n = 0;
-		if (!p->persistent)
+		if (on_lru)
 			spin_lock_irqsave(&s->lru_lock, flags);
 		xa_for_each_start(&o->pages, index, e, index) {
-			if (p->persistent) {
-				list_add_tail(&e->lru, &batch);
-			} else {
+			if (on_lru) {
 				list_move_tail(&e->lru, &batch);
 				s->nr_lru--;
+			} else {
+				list_add_tail(&e->lru, &batch);
 			}
 			if (++n == TMEM_FREE_CHUNK)
 				break;
 		}
-		if (!p->persistent)
+		if (on_lru)
 			spin_unlock_irqrestore(&s->lru_lock, flags);
 		list_for_each_entry_safe(e, tmp, &batch, lru) {
 			account_unlink(p, e);
@@ -489,7 +490,7 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long nr,
 				skipped++;
 				continue;
 			}
-			if (o->detached || p->dead) {
+			if (o->detached || READ_ONCE(p->dead)) {
 				spin_unlock(&b->lock);
 				skipped++;
 				continue;
@@ -608,7 +609,7 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 	e->index = index;
 
 	spin_lock_irqsave(&b->lock, flags);
-	if (unlikely(p->dead)) {
+	if (unlikely(READ_ONCE(p->dead))) {
 		spin_unlock_irqrestore(&b->lock, flags);
 		entry_free(s, e);
 		ret = -EINVAL;
@@ -753,6 +754,7 @@ int tmem_flush_object(int pool_id, u64 oid)
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 	pool_stat_inc(p, TMEM_STAT_FLUSH_OBJECTS);
+	/* still under rcu_read_lock(): @p must outlive the freeing */
 	if (o)
 		pool_stat_add(p, TMEM_STAT_FLUSHED, obj_free_detached(p, o));
 	rcu_read_unlock();
@@ -919,22 +921,38 @@ fail:
 }
 EXPORT_SYMBOL_NS_GPL(tmem_store_create, TMEM);
 
-/* Destroy the pools of @s, or every pool if @s is NULL. */
+/*
+ * Destroy the pools of @s, or every pool if @s is NULL.  Process context:
+ * one pool at a time, outside the RCU read section (a pool of a million
+ * pages takes a while to free) and with a chance to reschedule in between.
+ */
 static void store_destroy_pools(struct tmem_store *s)
 {
 	struct tmem_pool *p;
-	unsigned long id;
+	unsigned long id, start = 0;
+	bool found;
 
-	rcu_read_lock();
-	xa_for_each(&tmem_pools, id, p) {
-		if (!s || p->store == s)
+	do {
+		found = false;
+		rcu_read_lock();
+		xa_for_each_start(&tmem_pools, id, p, start) {
+			if (!s || p->store == s) {
+				found = true;
+				break;
+			}
+		}
+		rcu_read_unlock();
+		if (found) {
 			tmem_destroy_pool(id);
-	}
-	rcu_read_unlock();
+			start = id + 1;
+			cond_resched();
+		}
+	} while (found);
 }
 
 void tmem_store_destroy(struct tmem_store *s)
 {
+	might_sleep();
 	if (IS_ERR_OR_NULL(s))
 		return;
 	if (s->shrinker)

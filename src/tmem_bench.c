@@ -9,6 +9,11 @@
  * throughput of one thread against two concurrent threads on two CPUs.  It
  * prints a table to the kernel log, every line starting "tmem_bench:".
  *
+ * Columns: fill = ns per put while growing to the size; memcpy = a bare
+ * 4 KiB memcpy; ram = the RAM backend alone (page allocation + copy + free,
+ * the floor under a replacing put); put, get = ns per op, then each over
+ * memcpy, then each over its own figure at 1 K pages.
+ *
  * Puts replace pages at random handles among those stored (so the size
  * stays put) and gets read random stored pages; handles are spread over 64
  * objects, each thread using its own half of them in the thread runs.
@@ -30,6 +35,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
+#include "backend.h"
 #include "tmem.h"
 
 MODULE_IMPORT_NS(TMEM);
@@ -101,6 +107,27 @@ static u64 time_memcpy(struct bench *b, unsigned long n)
 		barrier_data(to);
 	}
 	return per_op10(ktime_get_ns() - t0, n);
+}
+
+/* The RAM backend alone: store (page allocation + copy) and free. */
+static u64 time_backend(struct bench *b, unsigned long n)
+{
+	unsigned long i, handle;
+	unsigned int charged;
+	u64 t0 = ktime_get_ns(), ns = 0;
+
+	for (i = 0; i < n; i++) {
+		if (tmem_backend_ram.store(b->src, GFP_NOWAIT | __GFP_NOWARN,
+					   &handle, &charged))
+			continue;
+		tmem_backend_ram.free(handle);
+		if (!(i & RESCHED_MASK)) {
+			ns += ktime_get_ns() - t0;
+			cond_resched();
+			t0 = ktime_get_ns();
+		}
+	}
+	return per_op10(ns + ktime_get_ns() - t0, n);
 }
 
 /* Store handles b->size .. @to - 1; stops early when a put is refused. */
@@ -226,7 +253,10 @@ static u64 run_threads(struct bench *b, int nr, unsigned long *failed)
 /* a figure kept times 10, printed with one decimal */
 static const char *fmt10(char *buf, u64 v10)
 {
-	snprintf(buf, 24, "%llu.%llu", div_u64(v10, 10), v10 % 10);
+	u32 tenths;
+	u64 units = div_u64_rem(v10, 10, &tenths);
+
+	snprintf(buf, 24, "%llu.%u", units, tenths);
 	return buf;
 }
 
@@ -240,18 +270,20 @@ static void bench_size(struct bench *b, unsigned long target, u64 *put1k,
 {
 	char f[9][24];
 	unsigned long failed = 0;
-	u64 fill10, mc10, put10, get10;
+	u64 fill10, mc10, ram10, put10, get10;
 
 	fill10 = fill(b, target);
 	mc10 = time_memcpy(b, ops);
+	ram10 = time_backend(b, ops);
 	put10 = run_ops(b, ops, true, -1, b->src, 0xabcdef, &failed);
 	get10 = run_ops(b, ops, false, -1, b->dst, 0x123457, &failed);
 	if (!*put1k) {
 		*put1k = put10;
 		*get1k = get10;
 	}
-	pr_info("%8lu %10s %10s %10s %6sx %10s %6sx %6sx %6sx%s\n",
+	pr_info("%8lu %10s %10s %10s %10s %6sx %10s %6sx %6sx %6sx%s\n",
 		b->size, fmt10(f[0], fill10), fmt10(f[1], mc10),
+		fmt10(f[8], ram10),
 		fmt10(f[2], put10), fmt10(f[3], ratio10(put10, mc10)),
 		fmt10(f[4], get10), fmt10(f[5], ratio10(get10, mc10)),
 		fmt10(f[6], ratio10(put10, *put1k)),
@@ -287,8 +319,8 @@ static int __init tmem_bench_init(void)
 
 	pr_info("persistent pool, backend ram, %u ops per figure, %u CPUs online, up to %lu pages\n",
 		ops, num_online_cpus(), cap);
-	pr_info("%8s %10s %10s %10s %7s %10s %7s %7s %7s\n", "pages",
-		"fill ns", "memcpy ns", "put ns", "/memcp", "get ns", "/memcp",
+	pr_info("%8s %10s %10s %10s %10s %7s %10s %7s %7s %7s\n", "pages",
+		"fill ns", "memcpy ns", "ram ns", "put ns", "/memcp", "get ns", "/memcp",
 		"put/1K", "get/1K");
 	bench_size(&b, 1024, &put1k, &get1k);
 	bench_size(&b, min(65536UL, cap), &put1k, &get1k);

@@ -799,7 +799,7 @@ struct worker {
 	char msg[160];
 };
 
-static void worker_error(struct worker *w, const char *fmt, ...)
+static __printf(2, 3) void worker_error(struct worker *w, const char *fmt, ...)
 {
 	va_list args;
 
