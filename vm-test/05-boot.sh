@@ -35,14 +35,14 @@ mkfs.ext4 -q -F -d "$payload" "$RESULTS/payload.img"
 truncate -s 2G "$RESULTS/data.img"
 truncate -s 2G "$RESULTS/swap.img"
 if [ ! -f "$kdir/vmlinuz" ]; then
-	dpkg-deb --fsys-tarfile "$kdir"/linux-image-*[0-9]_*.deb |
+	dpkg-deb --fsys-tarfile "$kdir"/linux-image-*.deb |
 		tar -xO --wildcards './boot/vmlinuz-*' >"$kdir/vmlinuz"
 fi
 step_done
 
 case "$ACCEL" in
 kvm) accel=(-accel kvm -cpu host) ;;
-tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
+tcg) accel=(-accel tcg,thread=multi) ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
 
