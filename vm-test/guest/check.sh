@@ -13,7 +13,7 @@ mkdir -p $MNT
 test_install() {
 	cp /payload/tmem-dkms_*_all.deb /tmp/
 	run "apt install of the tmem-dkms package" \
-		apt-get install -y --no-download /tmp/tmem-dkms_*_all.deb
+		apt-get install -y /tmp/tmem-dkms_*_all.deb
 	log "$(dkms status)"
 	dkms status tmem | grep -q "$(uname -r).*: installed"
 	ok $? "dkms status shows tmem installed for $(uname -r)"

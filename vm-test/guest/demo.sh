@@ -5,7 +5,7 @@
 . /payload/guest/lib.sh
 
 cp /payload/tmem-dkms_*_all.deb /tmp/
-run "apt install ./tmem-dkms_*.deb" apt-get install -y --no-download /tmp/tmem-dkms_*_all.deb
+run "apt install ./tmem-dkms_*.deb" apt-get install -y /tmp/tmem-dkms_*_all.deb
 dkms status
 run "modprobe tmem" modprobe tmem
 echo "--- /sys/kernel/debug/tmem/hooks after loading"

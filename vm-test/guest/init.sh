@@ -8,7 +8,12 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C HOME=/root TERM=dumb
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
-mkdir -p /dev/pts /run /sys/kernel/debug
+mkdir -p /dev/pts /dev/shm /run /sys/kernel/debug
+# what udev would make: bash process substitution (dkms) needs /dev/fd
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs run /run
 mount -t debugfs debugfs /sys/kernel/debug
