@@ -88,7 +88,7 @@ test_preswap_hooks() {
 	local bp bg bf
 	bp=$(hook preswap_put) bg=$(hook preswap_get) bf=$(hook preswap_flush_page)
 	run "anonymous memory of $mib MiB (more than RAM) swaps out and back intact" \
-		$TOOLS/memcheck -m $mib -g 2
+		$TOOLS/memcheck -m $mib -g 1
 	moved preswap_put "$bp" "swap-out offers pages to preswap"
 	moved preswap_get "$bg" "swap-in asks preswap first"
 	moved preswap_flush_page "$bf" "freeing swap slots flushes them"
@@ -135,14 +135,14 @@ test_unload_under_load() {
 	local sum mib=$(($(mem_total_mib) / 2)) i rc=0
 	sum=$(file_sum $MNT/a)
 	(
-		end=$((SECONDS + 60))
+		end=$((SECONDS + 30))
 		while [ $SECONDS -lt $end ]; do
 			[ "$(file_sum $MNT/a)" = "$sum" ] || { echo "file changed"; exit 1; }
 			echo 1 >/proc/sys/vm/drop_caches
 		done
 	) >/tmp/fileload.out 2>&1 &
 	local fpid=$!
-	$TOOLS/memcheck -m $mib -g 4 >/tmp/memload.out 2>&1 &
+	$TOOLS/memcheck -m $mib -g 2 >/tmp/memload.out 2>&1 &
 	local mpid=$!
 	for i in $(seq 1 10); do
 		rmmod tmem || rc=1
