@@ -84,7 +84,7 @@ test_preswap_hooks() {
 	run "swapon the swap disk" swapon $SWAP || return
 	moved preswap_init "$b" "swapon initialises the area"
 
-	mib=$(($(mem_total_mib) + 256))
+	mib=$(($(mem_total_mib) + 64))
 	local bp bg bf
 	bp=$(hook preswap_put) bg=$(hook preswap_get) bf=$(hook preswap_flush_page)
 	run "anonymous memory of $mib MiB (more than RAM) swaps out and back intact" \
@@ -132,7 +132,7 @@ test_unload_under_load() {
 	mkfs.ext4 -q -F $DATA && mount $DATA $MNT || { ok 1 "mount for load test"; return; }
 	swapon $SWAP
 	head -c 16M /dev/urandom >$MNT/a
-	local sum mib=$(($(mem_total_mib) / 2)) i rc=0
+	local sum mib=$(($(mem_total_mib) / 4)) i rc=0
 	sum=$(file_sum $MNT/a)
 	(
 		end=$((SECONDS + 30))
