@@ -171,7 +171,7 @@ test_kmemleak() {
 	echo scan >$k; sleep 5; echo scan >$k
 	all=$(grep -c '^unreferenced object' $k)
 	ours=$(awk '/^unreferenced object/ {n++} /\[tmem/ {m[n] = 1} END {print length(m)}' $k)
-	[ "$all" = 0 ] || head -80 $k
+	[ "$all" = 0 ] || head -80 $k | sed 's/^unreferenced object/kmemleak object/'
 	[ "$ours" = 0 ]
 	ok $? "kmemleak: no leak from tmem ($ours from tmem, $all in all)"
 }
