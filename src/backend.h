@@ -23,9 +23,11 @@ struct tmem_backend {
 	const char *name;
 	/*
 	 * Copy @page into backend memory allocated with @gfp (never a
-	 * sleeping mask).  On success return 0, set *@handle (any value, the
-	 * core never interprets it) and *@charged, the bytes accounted
-	 * against the store's capacity for it (for RAM: PAGE_SIZE).
+	 * sleeping mask).  On success return 0, set *@handle and *@charged,
+	 * the bytes accounted against the store's capacity for it (for RAM:
+	 * PAGE_SIZE).  The core never interprets a handle, but stores it
+	 * as is in an xarray: it must be non-zero with its two low bits
+	 * clear (an aligned pointer will do).
 	 * Return -errno (e.g. -ENOMEM, or -E2BIG for an incompressible page)
 	 * to refuse; the core then stores nothing.
 	 */
@@ -35,6 +37,8 @@ struct tmem_backend {
 	int (*load)(unsigned long handle, struct page *page);
 	/* Free @handle. */
 	void (*free)(unsigned long handle);
+	/* What store() set *@charged to for @handle. */
+	unsigned int (*size)(unsigned long handle);
 	/* Bytes of memory the backend uses now, overhead included. */
 	u64 (*bytes_used)(void);
 };

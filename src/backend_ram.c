@@ -3,7 +3,8 @@
  * tmem RAM backend: every stored page is a plain copy in a page of its own.
  *
  * The simplest backend and the reference for the others: no compression, no
- * metadata beyond the struct page, so the handle is the page pointer.  Pages
+ * metadata beyond the struct page, so the handle is the page pointer (an
+ * aligned pointer, as the core requires).  Pages
  * come from the page allocator with the core's non-sleeping mask.  The byte
  * count is kept per CPU (no shared cache line on the put path) and summed
  * when read.
@@ -47,6 +48,11 @@ static void ram_free(unsigned long handle)
 	this_cpu_dec(ram_pages);
 }
 
+static unsigned int ram_size(unsigned long handle)
+{
+	return PAGE_SIZE;
+}
+
 static u64 ram_bytes_used(void)
 {
 	long sum = 0;
@@ -62,6 +68,7 @@ const struct tmem_backend tmem_backend_ram = {
 	.store = ram_store,
 	.load = ram_load,
 	.free = ram_free,
+	.size = ram_size,
 	.bytes_used = ram_bytes_used,
 };
 EXPORT_SYMBOL_NS_GPL(tmem_backend_ram, TMEM);

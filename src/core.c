@@ -45,17 +45,26 @@
  *                store->lru_lock -> bucket->lock ONLY by spin_trylock
  *                (eviction walks the LRU and must reach the entry's bucket;
  *                a busy bucket is passed over)
- *                The tmem_pools xa_lock is never held with another lock.
+ *                The tmem_pools xa_lock and tmem_deferred_lock are never
+ *                held with another lock.
  *
  * Lifetimes:
- * - A pool is unpublished from tmem_pools, torn down, and freed after an RCU
- *   grace period.  Every operation runs inside rcu_read_lock(), so the pool
+ * - A pool is unpublished from tmem_pools, torn down, and freed an RCU
+ *   grace period after its last reference is dropped.  Every operation runs inside rcu_read_lock(), so the pool
  *   it looked up stays allocated; a put that finds pool->dead under its
  *   bucket lock stores nothing.
  * - An object lives while it has pages: whoever removes its last page under
  *   the bucket lock frees it.  flush_object and destroy instead detach
  *   objects under the bucket lock (obj->detached, or pool->dead) and free
- *   their pages outside it, taking lru_lock briefly per batch of entries.
+ *   their pages outside it, taking lru_lock briefly per batch of entries;
+ *   past TMEM_INLINE_FREE pages per call they queue the detached objects
+ *   for tmem_free_work, which frees them in process context and holds a
+ *   pool reference (pool->refs) meanwhile.  Detached pages are unreachable
+ *   at once; only the memory comes back a little later (tmem_drain()).
+ *   While they wait, dead ephemeral entries stay on the LRU and the evictor
+ *   passes over them.
+ * - A persistent page is nothing but its backend handle in the xarray (no
+ *   allocation of ours per page); an ephemeral page has a tmem_entry.
  * - An ephemeral entry is freed only after it left the LRU under lru_lock,
  *   so the evictor, holding lru_lock, may follow entry->obj->pool for any
  *   entry on the LRU; it leaves detached objects and dead pools alone.
@@ -79,10 +88,12 @@
 #include <linux/percpu_counter.h>
 #include <linux/rbtree.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "backend.h"
@@ -105,8 +116,14 @@
 #define TMEM_EVICT_SKIP		64
 /* Single-page evictions a put tries before it gives up. */
 #define TMEM_EVICT_TRIES	8
-/* Entries of a detached ephemeral object taken off the LRU per lru_lock. */
+/* Entries of a detached object taken off the LRU per lru_lock. */
 #define TMEM_FREE_CHUNK		64
+/*
+ * Pages flush_object / destroy_pool free in the caller's context; beyond
+ * that they hand the detached objects to a work item, which can reschedule
+ * (the caller may not sleep, and a pool may hold a million pages).
+ */
+#define TMEM_INLINE_FREE	1024
 
 enum tmem_stat_item {
 	TMEM_STAT_PUTS,
@@ -149,6 +166,7 @@ struct tmem_pool {
 	struct tmem_store *store;
 	struct tmem_pcpu_stats __percpu *stats;
 	struct rcu_head rcu;
+	refcount_t refs;		/* the table's + one per deferred obj */
 	bool persistent;
 	bool dead;			/* set once by destroy; see top */
 	char name[TMEM_POOL_NAME_LEN];
@@ -157,15 +175,24 @@ struct tmem_pool {
 
 struct tmem_obj {
 	struct rb_node node;		/* in bucket->objs */
-	struct xarray pages;		/* index -> tmem_entry */
+	struct xarray pages;		/* index -> item, see below */
 	struct tmem_pool *pool;
 	struct tmem_bucket *bucket;
+	struct list_head defer;		/* on tmem_deferred, once detached */
+	unsigned long nr_pages;		/* under bucket->lock */
 	u64 oid;
 	bool detached;			/* taken out of the tree, being freed */
 };
 
+/*
+ * An item is what an object's xarray holds for a page.  In a persistent
+ * pool it is the backend's handle itself: no allocation per page besides
+ * the backend's, and nothing to free but the handle.  In an ephemeral pool
+ * it is a tmem_entry, which carries the LRU link and what the evictor needs
+ * to find the page's object.
+ */
 struct tmem_entry {
-	struct list_head lru;		/* on store->lru if ephemeral */
+	struct list_head lru;		/* on store->lru, under lru_lock */
 	struct tmem_obj *obj;
 	unsigned long handle;		/* the backend's */
 	unsigned int size;		/* bytes charged */
@@ -178,6 +205,11 @@ static struct kmem_cache *tmem_obj_cache;
 static struct kmem_cache *tmem_entry_cache;
 static struct tmem_store *tmem_default;
 static struct dentry *tmem_debugfs_stats;
+/* Detached objects waiting for tmem_free_work; lock order: innermost. */
+static LIST_HEAD(tmem_deferred);
+static DEFINE_SPINLOCK(tmem_deferred_lock);
+static void tmem_free_workfn(struct work_struct *work);
+static DECLARE_WORK(tmem_free_work, tmem_free_workfn);
 static struct dentry *tmem_debugfs_pools;
 
 /* ---- capacity tunables ------------------------------------------------ */
@@ -254,17 +286,17 @@ static inline void pool_stat_inc(struct tmem_pool *p, enum tmem_stat_item i)
 	pool_stat_add(p, i, 1);
 }
 
-/* The entry became reachable under its handle / stopped being so. */
-static inline void account_link(struct tmem_pool *p, struct tmem_entry *e)
+/* A page of @size bytes became reachable under its handle / stopped. */
+static inline void account_link(struct tmem_pool *p, unsigned int size)
 {
 	pool_stat_add(p, TMEM_STAT_PAGES, 1);
-	pool_stat_add(p, TMEM_STAT_BYTES, e->size);
+	pool_stat_add(p, TMEM_STAT_BYTES, size);
 }
 
-static inline void account_unlink(struct tmem_pool *p, struct tmem_entry *e)
+static inline void account_unlink(struct tmem_pool *p, unsigned int size)
 {
 	pool_stat_add(p, TMEM_STAT_PAGES, -1);
-	pool_stat_add(p, TMEM_STAT_BYTES, -(s64)e->size);
+	pool_stat_add(p, TMEM_STAT_BYTES, -(s64)size);
 }
 
 static void stats_sum(struct tmem_pcpu_stats __percpu *pcs,
@@ -294,31 +326,74 @@ static void stats_sum(struct tmem_pcpu_stats __percpu *pcs,
 
 /* ---- entries, objects --------------------------------------------------- */
 
-/* Copy @page into the backend.  No lock held.  NULL and *@err on failure. */
-static struct tmem_entry *entry_store(struct tmem_store *s, struct page *page,
-				      int *err)
+/*
+ * Copy @page into the backend and make the item for it (see struct
+ * tmem_entry).  No lock held.  NULL and *@err on failure.
+ */
+static void *item_store(struct tmem_pool *p, struct page *page, u32 index,
+			int *err)
 {
-	struct tmem_entry *e = kmem_cache_alloc(tmem_entry_cache, TMEM_GFP);
+	struct tmem_store *s = p->store;
+	struct tmem_entry *e;
+	unsigned long handle;
+	unsigned int size;
 
+	*err = s->backend->store(page, TMEM_GFP, &handle, &size);
+	if (*err)
+		return NULL;
+	if (WARN_ON_ONCE(!handle || (handle & 3))) {
+		/* not storable in an xarray: a broken backend */
+		s->backend->free(handle);
+		*err = -EINVAL;
+		return NULL;
+	}
+	percpu_counter_add_batch(&s->used, size, TMEM_USED_BATCH);
+	if (p->persistent)
+		return (void *)handle;
+	e = kmem_cache_alloc(tmem_entry_cache, TMEM_GFP);
 	if (!e) {
+		s->backend->free(handle);
+		percpu_counter_add_batch(&s->used, -(s64)size, TMEM_USED_BATCH);
 		*err = -ENOMEM;
 		return NULL;
 	}
-	*err = s->backend->store(page, TMEM_GFP, &e->handle, &e->size);
-	if (*err) {
-		kmem_cache_free(tmem_entry_cache, e);
-		return NULL;
-	}
-	percpu_counter_add_batch(&s->used, e->size, TMEM_USED_BATCH);
+	e->handle = handle;
+	e->size = size;
+	e->index = index;
 	return e;
 }
 
-/* Free an entry no longer reachable from any object or the LRU. */
+static inline unsigned long item_handle(struct tmem_pool *p, void *item)
+{
+	return p->persistent ? (unsigned long)item :
+		((struct tmem_entry *)item)->handle;
+}
+
+static inline unsigned int item_size(struct tmem_pool *p, void *item)
+{
+	return p->persistent ? p->store->backend->size((unsigned long)item) :
+		((struct tmem_entry *)item)->size;
+}
+
+/* Free an ephemeral entry no longer reachable from an object or the LRU. */
 static void entry_free(struct tmem_store *s, struct tmem_entry *e)
 {
 	s->backend->free(e->handle);
 	percpu_counter_add_batch(&s->used, -(s64)e->size, TMEM_USED_BATCH);
 	kmem_cache_free(tmem_entry_cache, e);
+}
+
+/* Free an item no longer reachable; @size as item_size() gave it. */
+static void item_free(struct tmem_pool *p, void *item, unsigned int size)
+{
+	struct tmem_store *s = p->store;
+
+	if (!p->persistent) {
+		entry_free(s, item);
+		return;
+	}
+	s->backend->free((unsigned long)item);
+	percpu_counter_add_batch(&s->used, -(s64)size, TMEM_USED_BATCH);
 }
 
 static struct tmem_bucket *pool_bucket(struct tmem_pool *p, u64 oid)
@@ -368,6 +443,7 @@ static struct tmem_obj *obj_find_or_create(struct tmem_pool *p,
 	o->pool = p;
 	o->bucket = b;
 	o->oid = oid;
+	o->nr_pages = 0;
 	o->detached = false;
 	rb_link_node(&o->node, parent, link);
 	rb_insert_color(&o->node, &b->objs);
@@ -385,58 +461,69 @@ static void obj_free_if_empty(struct tmem_obj *o)
 
 /*
  * Under bucket->lock: take the page of (@oid, @index) out of the pool (its
- * object, the LRU, the counters) and return it for entry_free() after the
- * lock is dropped; NULL if there is none.
+ * object, the LRU, the counters) and return its item, and in *@size its
+ * size, for item_free() after the lock is dropped; NULL if there is none.
  */
-static struct tmem_entry *handle_detach(struct tmem_pool *p,
-					struct tmem_bucket *b, u64 oid,
-					u32 index)
+static void *handle_detach(struct tmem_pool *p, struct tmem_bucket *b,
+			   u64 oid, u32 index, unsigned int *size)
 {
 	struct tmem_obj *o = obj_find(b, oid);
 	struct tmem_store *s = p->store;
-	struct tmem_entry *e;
+	void *item;
 
 	if (!o)
 		return NULL;
-	e = xa_erase(&o->pages, index);
-	if (!e)
+	item = xa_erase(&o->pages, index);
+	if (!item)
 		return NULL;
+	o->nr_pages--;
 	if (!p->persistent) {
+		struct tmem_entry *e = item;
+
 		spin_lock(&s->lru_lock);
 		list_del(&e->lru);
 		s->nr_lru--;
 		spin_unlock(&s->lru_lock);
 	}
-	account_unlink(p, e);
+	*size = item_size(p, item);
+	account_unlink(p, *size);
 	obj_free_if_empty(o);
-	return e;
+	return item;
 }
 
 /*
  * Free every page of an object that was detached (taken out of its tree
  * under the bucket lock, with obj->detached or pool->dead set), then the
  * object.  No lock held; ephemeral entries leave the LRU in batches so the
- * irqs-off sections stay short.  Return: pages freed.
+ * irqs-off sections stay short.  @can_sleep: reschedule between batches.
+ * Return: pages freed.
  */
-static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o)
+static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o,
+				       bool can_sleep)
 {
 	struct tmem_store *s = p->store;
 	bool on_lru = !p->persistent;
-	struct tmem_entry *e, *tmp;
 	unsigned long index = 0, total = 0, flags = 0;
-	unsigned int n;
-	LIST_HEAD(batch);
+	unsigned int n, size;
+	void *item;
 
 	do {
+		struct tmem_entry *e, *tmp;
+		LIST_HEAD(batch);
+
 		n = 0;
 		if (on_lru)
 			spin_lock_irqsave(&s->lru_lock, flags);
-		xa_for_each_start(&o->pages, index, e, index) {
+		xa_for_each_start(&o->pages, index, item, index) {
 			if (on_lru) {
+				e = item;
 				list_move_tail(&e->lru, &batch);
 				s->nr_lru--;
 			} else {
-				list_add_tail(&e->lru, &batch);
+				/* nothing else can reach it: no lock needed */
+				size = item_size(p, item);
+				account_unlink(p, size);
+				item_free(p, item, size);
 			}
 			if (++n == TMEM_FREE_CHUNK)
 				break;
@@ -444,17 +531,72 @@ static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o)
 		if (on_lru)
 			spin_unlock_irqrestore(&s->lru_lock, flags);
 		list_for_each_entry_safe(e, tmp, &batch, lru) {
-			account_unlink(p, e);
+			account_unlink(p, e->size);
 			entry_free(s, e);
 		}
-		INIT_LIST_HEAD(&batch);
 		total += n;
 		index++;
+		if (can_sleep)
+			cond_resched();
 	} while (n == TMEM_FREE_CHUNK);
 	xa_destroy(&o->pages);
 	kmem_cache_free(tmem_obj_cache, o);
 	return total;
 }
+
+static void pool_free_rcu(struct rcu_head *head);
+
+static void pool_put(struct tmem_pool *p)
+{
+	if (refcount_dec_and_test(&p->refs))
+		call_rcu(&p->rcu, pool_free_rcu);
+}
+
+/*
+ * A detached object: free it now if its pages fit in *@budget (and take
+ * them from it), else hand it to tmem_free_work, which holds a reference to
+ * the pool until it is done.  Caller: in an RCU read section, or holding
+ * the pool's table reference.  Never sleeps.
+ */
+static void obj_release(struct tmem_pool *p, struct tmem_obj *o,
+			unsigned long *budget)
+{
+	unsigned long flags;
+
+	/* refs is 0 once destroy let go: then @p lasts our RCU section */
+	if (o->nr_pages <= *budget || !refcount_inc_not_zero(&p->refs)) {
+		*budget -= min(*budget, o->nr_pages);
+		obj_free_detached(p, o, false);
+		return;
+	}
+	spin_lock_irqsave(&tmem_deferred_lock, flags);
+	list_add_tail(&o->defer, &tmem_deferred);
+	spin_unlock_irqrestore(&tmem_deferred_lock, flags);
+	schedule_work(&tmem_free_work);
+}
+
+static void tmem_free_workfn(struct work_struct *work)
+{
+	struct tmem_obj *o, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&tmem_deferred_lock, flags);
+	list_splice_init(&tmem_deferred, &list);
+	spin_unlock_irqrestore(&tmem_deferred_lock, flags);
+	list_for_each_entry_safe(o, tmp, &list, defer) {
+		struct tmem_pool *p = o->pool;
+
+		obj_free_detached(p, o, true);
+		pool_put(p);
+	}
+}
+
+void tmem_drain(void)
+{
+	flush_work(&tmem_free_work);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_drain, TMEM);
 
 /* ---- eviction ----------------------------------------------------------- */
 
@@ -496,9 +638,10 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long nr,
 				continue;
 			}
 			xa_erase(&o->pages, e->index);
+			o->nr_pages--;
 			list_move_tail(&e->lru, &victims);
 			s->nr_lru--;
-			account_unlink(p, e);
+			account_unlink(p, e->size);
 			pool_stat_inc(p, why);
 			obj_free_if_empty(o);
 			spin_unlock(&b->lock);
@@ -571,25 +714,27 @@ static struct tmem_pool *pool_lookup(int pool_id)
 static void put_refused(struct tmem_pool *p, struct tmem_bucket *b, u64 oid,
 			u32 index)
 {
-	struct tmem_entry *old;
 	unsigned long flags;
+	unsigned int size;
+	void *old;
 
 	spin_lock_irqsave(&b->lock, flags);
-	old = handle_detach(p, b, oid, index);
+	old = handle_detach(p, b, oid, index, &size);
 	spin_unlock_irqrestore(&b->lock, flags);
 	if (old)
-		entry_free(p->store, old);
+		item_free(p, old, size);
 	pool_stat_inc(p, TMEM_STAT_PUTS_REFUSED);
 }
 
 int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 {
-	struct tmem_entry *e, *old;
+	unsigned int size, old_size = 0;
 	struct tmem_store *s;
 	struct tmem_bucket *b;
 	struct tmem_pool *p;
 	struct tmem_obj *o;
 	unsigned long flags;
+	void *item, *old;
 	int ret;
 
 	rcu_read_lock();
@@ -603,50 +748,57 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 	ret = store_make_room(s);
 	if (ret)
 		goto refused;
-	e = entry_store(s, page, &ret);
-	if (!e)
+	item = item_store(p, page, index, &ret);
+	if (!item)
 		goto refused;
-	e->index = index;
+	size = item_size(p, item);
 
 	spin_lock_irqsave(&b->lock, flags);
 	if (unlikely(READ_ONCE(p->dead))) {
 		spin_unlock_irqrestore(&b->lock, flags);
-		entry_free(s, e);
+		item_free(p, item, size);
 		ret = -EINVAL;
 		goto out;
 	}
 	o = obj_find_or_create(p, b, oid);
 	if (!o) {
 		spin_unlock_irqrestore(&b->lock, flags);
-		entry_free(s, e);
+		item_free(p, item, size);
 		ret = -ENOMEM;
 		goto refused;
 	}
-	e->obj = o;
-	old = xa_store(&o->pages, index, e, TMEM_GFP);
+	if (!p->persistent)
+		((struct tmem_entry *)item)->obj = o;
+	old = xa_store(&o->pages, index, item, TMEM_GFP);
 	if (xa_is_err(old)) {
 		ret = xa_err(old);
 		obj_free_if_empty(o);
 		spin_unlock_irqrestore(&b->lock, flags);
-		entry_free(s, e);
+		item_free(p, item, size);
 		goto refused;
 	}
 	if (!p->persistent) {
+		struct tmem_entry *e = item;
+
 		spin_lock(&s->lru_lock);
 		if (old)
-			list_del(&old->lru);
+			list_del(&((struct tmem_entry *)old)->lru);
 		else
 			s->nr_lru++;
 		list_add_tail(&e->lru, &s->lru);
 		spin_unlock(&s->lru_lock);
 	}
-	if (old)
-		account_unlink(p, old);
-	account_link(p, e);
+	if (old) {
+		old_size = item_size(p, old);
+		account_unlink(p, old_size);
+	} else {
+		o->nr_pages++;
+	}
+	account_link(p, size);
 	pool_stat_inc(p, TMEM_STAT_PUTS);
 	spin_unlock_irqrestore(&b->lock, flags);
 	if (old)
-		entry_free(s, old);
+		item_free(p, old, old_size);
 	rcu_read_unlock();
 	return 0;
 
@@ -660,11 +812,12 @@ EXPORT_SYMBOL_NS_GPL(tmem_put_page, TMEM);
 
 int tmem_get_page(int pool_id, u64 oid, u32 index, struct page *page)
 {
-	struct tmem_entry *e = NULL;
 	struct tmem_store *s;
 	struct tmem_bucket *b;
 	struct tmem_pool *p;
 	unsigned long flags;
+	unsigned int size;
+	void *item = NULL;
 	int ret = -ENOENT;
 
 	rcu_read_lock();
@@ -679,24 +832,24 @@ int tmem_get_page(int pool_id, u64 oid, u32 index, struct page *page)
 	if (p->persistent) {
 		struct tmem_obj *o = obj_find(b, oid);
 
-		e = o ? xa_load(&o->pages, index) : NULL;
-		if (e) {
-			ret = s->backend->load(e->handle, page);
+		item = o ? xa_load(&o->pages, index) : NULL;
+		if (item) {
+			ret = s->backend->load((unsigned long)item, page);
 			/* unreadable: drop it, so that later gets miss too */
 			if (ret)
-				e = handle_detach(p, b, oid, index);
+				item = handle_detach(p, b, oid, index, &size);
 			else
-				e = NULL;
+				item = NULL;
 		}
 		spin_unlock_irqrestore(&b->lock, flags);
 	} else {
-		e = handle_detach(p, b, oid, index);
+		item = handle_detach(p, b, oid, index, &size);
 		spin_unlock_irqrestore(&b->lock, flags);
-		if (e)
-			ret = s->backend->load(e->handle, page);
+		if (item)
+			ret = s->backend->load(item_handle(p, item), page);
 	}
-	if (e)
-		entry_free(s, e);
+	if (item)
+		item_free(p, item, size);
 	if (ret && ret != -ENOENT)
 		ret = -EIO;
 	pool_stat_inc(p, ret ? TMEM_STAT_GETS_MISS : TMEM_STAT_GETS_HIT);
@@ -708,9 +861,10 @@ EXPORT_SYMBOL_NS_GPL(tmem_get_page, TMEM);
 int tmem_flush_page(int pool_id, u64 oid, u32 index)
 {
 	struct tmem_bucket *b;
-	struct tmem_entry *e;
 	struct tmem_pool *p;
 	unsigned long flags;
+	unsigned int size;
+	void *item;
 
 	rcu_read_lock();
 	p = pool_lookup(pool_id);
@@ -720,15 +874,15 @@ int tmem_flush_page(int pool_id, u64 oid, u32 index)
 	}
 	b = pool_bucket(p, oid);
 	spin_lock_irqsave(&b->lock, flags);
-	e = handle_detach(p, b, oid, index);
+	item = handle_detach(p, b, oid, index, &size);
 	spin_unlock_irqrestore(&b->lock, flags);
 	pool_stat_inc(p, TMEM_STAT_FLUSH_PAGES);
-	if (e) {
-		entry_free(p->store, e);
+	if (item) {
+		item_free(p, item, size);
 		pool_stat_inc(p, TMEM_STAT_FLUSHED);
 	}
 	rcu_read_unlock();
-	return e ? 0 : -ENOENT;
+	return item ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_NS_GPL(tmem_flush_page, TMEM);
 
@@ -754,9 +908,12 @@ int tmem_flush_object(int pool_id, u64 oid)
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 	pool_stat_inc(p, TMEM_STAT_FLUSH_OBJECTS);
-	/* still under rcu_read_lock(): @p must outlive the freeing */
-	if (o)
-		pool_stat_add(p, TMEM_STAT_FLUSHED, obj_free_detached(p, o));
+	if (o) {
+		unsigned long budget = TMEM_INLINE_FREE;
+
+		pool_stat_add(p, TMEM_STAT_FLUSHED, o->nr_pages);
+		obj_release(p, o, &budget);
+	}
 	rcu_read_unlock();
 	return o ? 0 : -ENOENT;
 }
@@ -818,6 +975,7 @@ int tmem_store_new_pool(struct tmem_store *s, const uuid_t *uuid, u32 flags,
 		return -ENOMEM;
 	}
 	p->store = s;
+	refcount_set(&p->refs, 1);
 	p->persistent = flags & TMEM_POOL_PERSIST;
 	strscpy(p->name, name ? name : "", sizeof(p->name));
 	for (i = 0; i < TMEM_OBJ_BUCKETS; i++) {
@@ -844,8 +1002,8 @@ EXPORT_SYMBOL_NS_GPL(tmem_new_pool, TMEM);
 
 int tmem_destroy_pool(int pool_id)
 {
+	unsigned long flags, budget = TMEM_INLINE_FREE;
 	struct tmem_pool *p;
-	unsigned long flags;
 	int i;
 
 	if (pool_id < 0 || pool_id >= TMEM_MAX_POOLS)
@@ -870,9 +1028,9 @@ int tmem_destroy_pool(int pool_id)
 		b->objs = RB_ROOT;
 		spin_unlock_irqrestore(&b->lock, flags);
 		rbtree_postorder_for_each_entry_safe(o, tmp, &objs, node)
-			obj_free_detached(p, o);
+			obj_release(p, o, &budget);
 	}
-	call_rcu(&p->rcu, pool_free_rcu);
+	pool_put(p);		/* the table's reference */
 	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(tmem_destroy_pool, TMEM);
@@ -958,6 +1116,7 @@ void tmem_store_destroy(struct tmem_store *s)
 	if (s->shrinker)
 		tmem_shrinker_destroy(s->shrinker);
 	store_destroy_pools(s);
+	tmem_drain();
 	/* operations in flight on a pool of @s may still touch @s */
 	synchronize_rcu();
 	WARN_ON_ONCE(s->nr_lru || !list_empty(&s->lru));

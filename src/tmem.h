@@ -88,7 +88,8 @@ int tmem_new_pool(const uuid_t *uuid, u32 flags, const char *name);
  * tmem_destroy_pool() - free every page of a pool and the pool id
  * @pool_id: id from tmem_new_pool()
  *
- * Never sleeps; pages are detached under the locks and freed outside them.
+ * Never sleeps; pages are detached under the locks and freed outside them,
+ * the first 1024 at once and the rest by a background worker (tmem_drain()).
  * Operations racing with it on other CPUs either complete before it or
  * fail; puts racing with it never leave a page behind.
  *
@@ -134,10 +135,21 @@ int tmem_flush_page(int pool_id, u64 object, u32 index);
  * tmem_flush_object() - forget every page of an object
  *
  * Never sleeps; the object is detached under its lock and its pages freed
- * outside it, so thousands of pages do not mean a long irqs-off section.
+ * outside it, so thousands of pages do not mean a long irqs-off section; an
+ * object of more than 1024 pages is freed by a background worker
+ * (tmem_drain()), its pages unreachable at once all the same.
  * Return: 0 the object existed, -ENOENT it did not, -EINVAL bad pool id.
  */
 int tmem_flush_object(int pool_id, u64 object);
+
+/**
+ * tmem_drain() - wait until the pages that tmem_flush_object() and
+ * tmem_destroy_pool() handed to the background worker (beyond 1024 pages
+ * per call) are freed.  They are unreachable from the moment those calls
+ * return; this only waits for the memory and the page/byte counters.
+ * Process context; sleeps.
+ */
+void tmem_drain(void);
 
 /**
  * tmem_core_init() - set up the core

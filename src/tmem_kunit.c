@@ -70,6 +70,11 @@ static void tb_free(unsigned long handle)
 	atomic_dec(&tb_live);
 }
 
+static unsigned int tb_size(unsigned long handle)
+{
+	return tmem_backend_ram.size(handle);
+}
+
 static u64 tb_bytes_used(void)
 {
 	return (u64)atomic_read(&tb_live) << PAGE_SHIFT;
@@ -80,6 +85,7 @@ static const struct tmem_backend tb_backend = {
 	.store = tb_store,
 	.load = tb_load,
 	.free = tb_free,
+	.size = tb_size,
 	.bytes_used = tb_bytes_used,
 };
 
@@ -726,7 +732,10 @@ static void test_shrinker(struct kunit *test)
 
 #define MANY 3000
 
-/* destroy_pool with thousands of pages present. */
+/*
+ * destroy_pool with thousands of pages present: the first objects are freed
+ * at once, the rest (beyond the inline budget) by the background worker.
+ */
 static void test_destroy_many(struct kunit *test)
 {
 	struct tctx *c = test->priv;
@@ -740,18 +749,48 @@ static void test_destroy_many(struct kunit *test)
 		PUT_OK(test, pe, i % 5, i, i);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 2 * MANY);
-	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), (unsigned long)MANY);
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store),
+			(unsigned long)MANY);
 	KUNIT_EXPECT_EQ(test, tmem_destroy_pool(pe), 0);
+	KUNIT_EXPECT_EQ(test, tmem_get_page(pe, 0, 0, c->out), -EINVAL);
+	tmem_drain();
 	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), MANY);
+	for (i = 0; i < MANY; i += 101)
+		expect_page(test, pp, i % 7, i, i);
 	KUNIT_EXPECT_EQ(test, tmem_destroy_pool(pp), 0);
+	tmem_drain();
 	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 0);
 	st = store_stats(test);
 	KUNIT_EXPECT_EQ(test, st.pages, 0LL);
 	KUNIT_EXPECT_EQ(test, st.bytes, 0LL);
 }
 
-/* flush_object with thousands of pages present. */
+/* destroy_pool with thousands of one-page objects. */
+static void test_destroy_many_objects(struct kunit *test)
+{
+	struct tctx *c = test->priv;
+	int pp = new_pool(test, true), pe = new_pool(test, false);
+	u32 i;
+
+	tmem_store_set_max_pages(c->store, 4 * MANY);
+	for (i = 0; i < MANY; i++) {
+		PUT_OK(test, pp, (u64)i << 20, 1, i);
+		PUT_OK(test, pe, (u64)i << 20, 1, i);
+	}
+	KUNIT_EXPECT_EQ(test, tmem_destroy_pool(pp), 0);
+	KUNIT_EXPECT_EQ(test, tmem_destroy_pool(pe), 0);
+	tmem_drain();
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 0);
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), 0UL);
+	KUNIT_EXPECT_EQ(test, store_stats(test).pages, 0LL);
+}
+
+/*
+ * flush_object with thousands of pages present: beyond the inline budget
+ * the pages are freed in the background, but unreachable at once, and the
+ * object id is usable again at once.
+ */
 static void test_flush_object_many(struct kunit *test)
 {
 	struct tctx *c = test->priv;
@@ -766,18 +805,23 @@ static void test_flush_object_many(struct kunit *test)
 	PUT_OK(test, pp, 43, 0, 1);
 	PUT_OK(test, pe, 43, 0, 1);
 	KUNIT_EXPECT_EQ(test, tmem_flush_object(pe, 42), 0);
-	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), 1UL);
 	KUNIT_EXPECT_EQ(test, tmem_flush_object(pp, 42), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 2);
-	KUNIT_EXPECT_EQ(test, pool_stats(test, pp).flushed, (u64)MANY);
-	KUNIT_EXPECT_EQ(test, pool_stats(test, pe).flushed, (u64)MANY);
-	KUNIT_EXPECT_EQ(test, store_stats(test).pages, 2LL);
+	KUNIT_EXPECT_EQ(test, tmem_flush_object(pp, 42), -ENOENT);
 	for (i = 0; i < MANY; i += 97) {
 		expect_miss(test, pp, 42, i);
 		expect_miss(test, pe, 42, i);
 	}
+	PUT_OK(test, pp, 42, 7, 1234);
+	expect_page(test, pp, 42, 7, 1234);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pp).flushed, (u64)MANY);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pe).flushed, (u64)MANY);
+	tmem_drain();
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), 1UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 3);
+	KUNIT_EXPECT_EQ(test, store_stats(test).pages, 3LL);
 	expect_page(test, pp, 43, 0, 1);
 	expect_page(test, pe, 43, 0, 1);
+	expect_page(test, pp, 42, 7, 1234);
 }
 
 /* ---- concurrency -------------------------------------------------------- */
@@ -1150,6 +1194,7 @@ static struct kunit_case tmem_core_cases[] = {
 	KUNIT_CASE(test_capacity_mixed),
 	KUNIT_CASE(test_shrinker),
 	KUNIT_CASE(test_destroy_many),
+	KUNIT_CASE(test_destroy_many_objects),
 	KUNIT_CASE(test_flush_object_many),
 	KUNIT_CASE(test_concurrency_model),
 	KUNIT_CASE(test_concurrency_race),
