@@ -4,7 +4,8 @@
  * (include/linux/tmem.h) at load and withdraws them at unload.
  *
  * Every hook the kernel calls is counted here before it is passed on to
- * precache.c or preswap.c, and the counts are shown in
+ * precache.c or preswap.c (a page-cache removal counts as precache_put or
+ * precache_flush_page, whichever it turns into), and the counts are shown in
  * /sys/kernel/debug/tmem/hooks, one "name count" line per hook. They tell a
  * user (and the tests) which call sites fire; they are not the store's
  * statistics, which live with the store.
@@ -50,16 +51,19 @@ static int hook_precache_get(struct page *page)
 	return precache_get(page);
 }
 
+/*
+ * Every folio leaving the page cache comes here. Only a clean copy of what
+ * is on disk may be kept: an up-to-date folio mapped to disk is a put; any
+ * other is a flush of its handle, so no older copy outlives it. Counted as
+ * precache_put or precache_flush_page accordingly.
+ */
 static int hook_precache_put(struct address_space *mapping,
 			     struct folio *folio)
 {
-	count(TMEM_HOOK_PRECACHE_PUT);
-	return precache_put(mapping, folio);
-}
-
-static int hook_precache_flush_page(struct address_space *mapping,
-				    struct folio *folio)
-{
+	if (folio_test_uptodate(folio) && folio_test_mappedtodisk(folio)) {
+		count(TMEM_HOOK_PRECACHE_PUT);
+		return precache_put(mapping, folio);
+	}
 	count(TMEM_HOOK_PRECACHE_FLUSH_PAGE);
 	return precache_flush_page(mapping, folio);
 }
@@ -109,7 +113,6 @@ static int hook_preswap_flush_area(unsigned int type)
 static const struct tmem_ops tmem_hook_ops = {
 	.precache_get		= hook_precache_get,
 	.precache_put		= hook_precache_put,
-	.precache_flush_page	= hook_precache_flush_page,
 	.precache_flush_inode	= hook_precache_flush_inode,
 	.precache_flush_fs	= hook_precache_flush_fs,
 	.preswap_init		= hook_preswap_init,
