@@ -24,8 +24,12 @@
 
 #include "hooks.h"
 
-/* Calls per hook; atomic, so exact, but read without a snapshot. */
-static atomic_long_t hook_calls[TMEM_NR_HOOKS];
+/*
+ * Calls per hook, per CPU: a hook runs on every page-cache eviction and
+ * every swap-out, so no shared cache line is written there. Summed when
+ * read, without a snapshot: a sum taken while hooks run may miss some.
+ */
+static DEFINE_PER_CPU(unsigned long [TMEM_NR_HOOKS], hook_calls);
 
 static const char * const hook_names[TMEM_NR_HOOKS] = {
 	[TMEM_HOOK_PRECACHE_GET]	 = "precache_get",
@@ -42,7 +46,7 @@ static const char * const hook_names[TMEM_NR_HOOKS] = {
 
 static inline void count(enum tmem_hook hook)
 {
-	atomic_long_inc(&hook_calls[hook]);
+	this_cpu_inc(hook_calls[hook]);
 }
 
 static int hook_precache_get(struct page *page)
@@ -124,11 +128,15 @@ static const struct tmem_ops tmem_hook_ops = {
 
 static int hooks_show(struct seq_file *m, void *v)
 {
-	int i;
+	unsigned long sum;
+	int i, cpu;
 
-	for (i = 0; i < TMEM_NR_HOOKS; i++)
-		seq_printf(m, "%s %ld\n", hook_names[i],
-			   atomic_long_read(&hook_calls[i]));
+	for (i = 0; i < TMEM_NR_HOOKS; i++) {
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += per_cpu(hook_calls, cpu)[i];
+		seq_printf(m, "%s %lu\n", hook_names[i], sum);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hooks);
