@@ -93,9 +93,11 @@ test_preswap_hooks() {
 	moved preswap_get "$bg" "swap-in asks preswap first"
 	moved preswap_flush_page "$bf" "freeing swap slots flushes them"
 
-	# swapoff while pages sit in swap: each comes back through the get hook
+	# swapoff while pages sit in swap: each comes back through the get hook.
+	# The set fits in RAM (swapoff must bring it all back) and is pushed out
+	# with MADV_PAGEOUT.
 	rm -f /tmp/ready /tmp/go
-	$TOOLS/memcheck -m $mib -r /tmp/ready -w /tmp/go >/tmp/memcheck.out 2>&1 &
+	$TOOLS/memcheck -m $(($(mem_total_mib) / 4)) -p -r /tmp/ready -w /tmp/go >/tmp/memcheck.out 2>&1 &
 	local pid=$!
 	while [ ! -e /tmp/ready ]; do sleep 0.5; done
 	bg=$(hook preswap_get)

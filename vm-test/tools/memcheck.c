@@ -7,7 +7,10 @@
  * page that comes back from swap (or tmem) with another page's data, an older
  * generation's data, or zeroes is caught. Used by the guest tests:
  *
- *   memcheck -m MIB [-g GENERATIONS] [-s SEED] [-r READY_FILE -w GO_FILE]
+ *   memcheck -m MIB [-g GENERATIONS] [-s SEED] [-p] [-r READY_FILE -w GO_FILE]
+ *
+ * With -p every generation is pushed out with MADV_PAGEOUT right after it is
+ * written, so pages reach swap deterministically even when they fit in RAM.
  *
  * With -r/-w it writes generation 1, creates READY_FILE, waits until GO_FILE
  * exists, then verifies (so a test can swapoff or reload modules in between).
@@ -20,6 +23,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
 
 #define PAGE 4096UL
 #define WORDS (PAGE / sizeof(uint64_t))
@@ -74,17 +81,18 @@ int main(int argc, char **argv)
 	size_t mib = 64, pages, bad = 0;
 	unsigned long gens = 1;
 	uint64_t *mem;
-	int opt;
+	int opt, pageout = 0;
 
-	while ((opt = getopt(argc, argv, "m:g:s:r:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:g:s:pr:w:")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 'g': gens = strtoul(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'p': pageout = 1; break;
 		case 'r': ready = optarg; break;
 		case 'w': go = optarg; break;
 		default:
-			fprintf(stderr, "usage: memcheck -m MIB [-g GENS] [-s SEED] [-r READY -w GO]\n");
+			fprintf(stderr, "usage: memcheck -m MIB [-g GENS] [-s SEED] [-p] [-r READY -w GO]\n");
 			return 2;
 		}
 	}
@@ -97,6 +105,10 @@ int main(int argc, char **argv)
 	}
 	for (unsigned long g = 1; g <= gens; g++) {
 		fill(mem, pages, g);
+		if (pageout && madvise(mem, pages * PAGE, MADV_PAGEOUT) != 0) {
+			perror("madvise(MADV_PAGEOUT)");
+			return 2;
+		}
 		if (ready && g == 1) {
 			FILE *f = fopen(ready, "w");
 
