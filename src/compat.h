@@ -10,6 +10,11 @@
  * shrinker_alloc() / shrinker_register() / shrinker_free() and a
  * private_data field.  Both are hidden behind tmem_shrinker_create(),
  * tmem_shrinker_destroy() and tmem_shrinker_priv().
+ *
+ * Sysctl handlers: 6.11 made the table argument const (TMEM_CTL_TABLE).
+ *
+ * Swap entry of a page in the swap cache: page_private() on 6.1 (set for
+ * every subpage), page_swap_entry() from 6.6 on (folio->swap).
  */
 #ifndef TMEM_COMPAT_H
 #define TMEM_COMPAT_H
@@ -17,6 +22,26 @@
 #include <linux/version.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define TMEM_CTL_TABLE const struct ctl_table
+#else
+#define TMEM_CTL_TABLE struct ctl_table
+#endif
+
+static inline swp_entry_t tmem_page_swap_entry(struct page *page)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return page_swap_entry(page);
+#else
+	swp_entry_t entry = { .val = page_private(page) };
+
+	return entry;
+#endif
+}
 
 typedef unsigned long (*tmem_shrink_fn)(struct shrinker *,
 					 struct shrink_control *);

@@ -23,6 +23,7 @@
 #include <linux/tmem.h>
 
 #include "hooks.h"
+#include "tmem.h"
 
 /*
  * Calls per hook, per CPU: a hook runs on every page-cache eviction and
@@ -151,9 +152,12 @@ static int __init tmem_init(void)
 	debugfs_create_file("hooks", 0444, tmem_debugfs_root, NULL,
 			    &hooks_fops);
 
-	ret = precache_init(tmem_debugfs_root);
+	ret = tmem_core_init(tmem_debugfs_root);
 	if (ret)
 		goto out_debugfs;
+	ret = precache_init(tmem_debugfs_root);
+	if (ret)
+		goto out_core;
 	ret = preswap_init(tmem_debugfs_root);
 	if (ret)
 		goto out_precache;
@@ -170,6 +174,8 @@ out_preswap:
 	preswap_exit();
 out_precache:
 	precache_exit();
+out_core:
+	tmem_core_exit();
 out_debugfs:
 	debugfs_remove_recursive(tmem_debugfs_root);
 	return ret;
@@ -180,6 +186,7 @@ static void __exit tmem_exit(void)
 	tmem_unregister_ops(&tmem_hook_ops);
 	preswap_exit();
 	precache_exit();
+	tmem_core_exit();
 	debugfs_remove_recursive(tmem_debugfs_root);
 	pr_info("hooks withdrawn, module unloaded\n");
 }

@@ -2,41 +2,403 @@
 /*
  * preswap: a persistent store for pages on their way to a swap device.
  *
- * Walking-skeleton stage: every put is declined (the page goes to disk as
- * without tmem) and every get misses. The store is wired in by a later step.
+ * swap_writepage offers each page to preswap_put before the disk write. If
+ * the store takes it, the slot's bit is set in the area's bitmap and the
+ * write is skipped; otherwise the page goes to disk as without tmem. On
+ * swap-in, a set bit means the data is in tmem: preswap_get copies it back.
+ * The get is not destructive (a page may be read twice: shared by fork, or
+ * dropped clean from the swap cache and read again, or read without the
+ * swap cache on zram-like devices); the copy goes only when the kernel frees
+ * the slot (preswap_flush_page) or at swapoff (preswap_flush_area).
+ *
+ * Handles: one private persistent pool for all areas. Swizzling as in the
+ * seed: object = type << SWIZ_BITS | (offset & SWIZ_MASK), index = offset >>
+ * SWIZ_BITS, so neighbouring slots spread over 2^SWIZ_BITS objects per area
+ * and do not all serialise on one object.
+ *
+ * Never lose a page:
+ * - a put over a slot already held drops the old copy and clears the bit
+ *   before answering, whether the new put is stored or refused, so the disk
+ *   write that follows a refusal can never be shadowed by older data;
+ * - large folios (THP swap-out) are refused whole and their slots flushed;
+ * - shrinking (vm.preswap = N) moves pages out one at a time with the
+ *   kernel's tmem_preswap_writeback(): the page is read into the swap cache,
+ *   dirtied, and only then flushed from tmem, so it is always in memory,
+ *   in tmem, or on disk;
+ * - while it holds pages the module pins itself (rmmod answers "in use"):
+ *   swapoff, or vm.preswap = 0, empties it first.
+ *
+ * Tunables:
+ *   preswap_enabled (module parameter and sysctl vm.preswap_enabled):
+ *       0 stops new puts (each is refused, dropping any old copy of the
+ *       slot); stored pages are still served and flushed.
+ *   vm.preswap: reading gives the pages held; writing N moves pages out
+ *       until at most N are held. Invalid input is refused with -EINVAL.
+ *
+ * Locking: area bitmaps are set up under the kernel's swapon_mutex (init
+ * and flush_area hooks) and read under RCU by put/get/flush; bits change
+ * with atomic bitops while the swap slot's page is locked (put, get) or
+ * under the swap_info lock (flush). preswap_shrink_mutex serialises shrinks.
  */
-#include "hooks.h"
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-int preswap_init(struct dentry *debugfs_root)
+#include <linux/module.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
+#include <linux/pagemap.h>
+#include <linux/vmalloc.h>
+#include <linux/sysctl.h>
+#include <linux/seq_file.h>
+#include <linux/debugfs.h>
+#include <linux/error-injection.h>
+#include <linux/tmem.h>
+
+#include "hooks.h"
+#include "tmem.h"
+#include "compat.h"
+
+#define SWIZ_BITS	8
+#define SWIZ_MASK	((1UL << SWIZ_BITS) - 1)
+
+struct preswap_area {
+	unsigned long *map;		/* bit per slot: data is in tmem */
+	unsigned long pages;		/* slots in the area */
+	atomic_long_t held;		/* bits set */
+	/* deliberately racy counters: statistics only */
+	unsigned long puts, put_refused, gets, get_misses, flushes;
+	struct rcu_head rcu;
+};
+
+static struct preswap_area __rcu *preswap_areas[MAX_SWAPFILES];
+static int preswap_pool = -1;
+static bool preswap_enabled = true;
+static atomic_long_t preswap_held;	/* pages held, all areas */
+static DEFINE_MUTEX(preswap_shrink_mutex);
+static bool preswap_shrinking;
+
+static inline u64 preswap_object(unsigned int type, pgoff_t offset)
 {
-	return 0;
+	return (u64)type << SWIZ_BITS | (offset & SWIZ_MASK);
 }
 
-void preswap_exit(void)
+static inline u32 preswap_index(pgoff_t offset)
 {
+	return offset >> SWIZ_BITS;
+}
+
+/* The module stays loaded while it holds a page (see top of file). */
+static void preswap_held_inc(struct preswap_area *area)
+{
+	atomic_long_inc(&area->held);
+	if (atomic_long_inc_return(&preswap_held) == 1)
+		__module_get(THIS_MODULE);
+}
+
+static void preswap_held_dec(struct preswap_area *area)
+{
+	atomic_long_dec(&area->held);
+	if (atomic_long_dec_and_test(&preswap_held))
+		module_put(THIS_MODULE);
+}
+
+/* Drop slot @offset if held. Caller holds rcu_read_lock(). */
+static void preswap_drop(struct preswap_area *area, unsigned int type,
+			 pgoff_t offset)
+{
+	if (test_and_clear_bit(offset, area->map)) {
+		tmem_flush_page(preswap_pool, preswap_object(type, offset),
+				preswap_index(offset));
+		preswap_held_dec(area);
+	}
 }
 
 int preswap_init_area(unsigned int type, unsigned long pages)
 {
+	struct preswap_area *area, *old;
+
+	if (type >= MAX_SWAPFILES)
+		return -EINVAL;
+	/* swapon and registration run this under swapon_mutex: may sleep */
+	old = rcu_dereference_protected(preswap_areas[type], true);
+	if (old && old->pages == pages)
+		return 0;	/* registration raced with swapon: same area */
+	area = kzalloc(sizeof(*area), GFP_KERNEL);
+	if (!area)
+		return -ENOMEM;
+	area->map = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
+	if (!area->map) {
+		kfree(area);
+		return -ENOMEM;
+	}
+	area->pages = pages;
+	rcu_assign_pointer(preswap_areas[type], area);
+	if (old) {
+		synchronize_rcu();
+		kvfree(old->map);
+		kfree(old);
+	}
 	return 0;
 }
 
+/*
+ * The store step of a put, on its own so that tests can make it fail:
+ * echo preswap_store >/sys/kernel/debug/fail_function/inject
+ */
+static noinline int preswap_store(unsigned int type, pgoff_t offset,
+				  struct page *page)
+{
+	return tmem_put_page(preswap_pool, preswap_object(type, offset),
+			     preswap_index(offset), page);
+}
+ALLOW_ERROR_INJECTION(preswap_store, ERRNO);
+
 int preswap_put(struct page *page)
 {
-	return -ENOSPC;
+	swp_entry_t entry = tmem_page_swap_entry(page);
+	unsigned int type = swp_type(entry);
+	pgoff_t offset = swp_offset(entry);
+	long i, nr = compound_nr(page);
+	struct preswap_area *area;
+	int ret = -ENOSPC;
+
+	if (type >= MAX_SWAPFILES)
+		return -EINVAL;
+	rcu_read_lock();
+	area = rcu_dereference(preswap_areas[type]);
+	if (!area || offset + nr > area->pages)
+		goto out;
+	/* whatever happens below, no older copy of these slots survives */
+	for (i = 0; i < nr; i++)
+		preswap_drop(area, type, offset + i);
+	if (nr > 1 || !READ_ONCE(preswap_enabled) ||
+	    READ_ONCE(preswap_shrinking) || preswap_pool < 0) {
+		area->put_refused++;
+		goto out;
+	}
+	ret = preswap_store(type, offset, page);
+	if (ret) {
+		area->put_refused++;
+		goto out;
+	}
+	set_bit(offset, area->map);
+	preswap_held_inc(area);
+	area->puts++;
+out:
+	rcu_read_unlock();
+	return ret;
 }
 
 int preswap_get(struct page *page)
 {
-	return -ENOENT;
+	swp_entry_t entry = tmem_page_swap_entry(page);
+	unsigned int type = swp_type(entry);
+	pgoff_t offset = swp_offset(entry);
+	struct preswap_area *area;
+	int ret = -ENOENT;
+
+	if (type >= MAX_SWAPFILES || PageCompound(page))
+		return -EINVAL;
+	rcu_read_lock();
+	area = rcu_dereference(preswap_areas[type]);
+	if (!area || offset >= area->pages || !test_bit(offset, area->map))
+		goto out;
+	ret = tmem_get_page(preswap_pool, preswap_object(type, offset),
+			    preswap_index(offset), page);
+	if (ret) {
+		/* A persistent page never vanishes: this would be data loss. */
+		pr_err_ratelimited("swap slot %u:%lu held but not found (%d)\n",
+				   type, offset, ret);
+		area->get_misses++;
+	} else {
+		area->gets++;
+	}
+out:
+	rcu_read_unlock();
+	return ret;
 }
 
 int preswap_flush_page(unsigned int type, pgoff_t offset)
 {
+	struct preswap_area *area;
+
+	if (type >= MAX_SWAPFILES)
+		return -EINVAL;
+	rcu_read_lock();
+	area = rcu_dereference(preswap_areas[type]);
+	if (area && offset < area->pages && test_bit(offset, area->map)) {
+		preswap_drop(area, type, offset);
+		area->flushes++;
+	}
+	rcu_read_unlock();
 	return 0;
 }
 
 int preswap_flush_area(unsigned int type)
 {
+	struct preswap_area *area;
+	unsigned long offset;
+
+	if (type >= MAX_SWAPFILES)
+		return -EINVAL;
+	/* swapoff: under swapon_mutex, every page already back in memory */
+	area = rcu_dereference_protected(preswap_areas[type], true);
+	if (!area)
+		return 0;
+	rcu_assign_pointer(preswap_areas[type], NULL);
+	synchronize_rcu();
+	for_each_set_bit(offset, area->map, area->pages) {
+		tmem_flush_page(preswap_pool, preswap_object(type, offset),
+				preswap_index(offset));
+		clear_bit(offset, area->map);
+		preswap_held_dec(area);
+	}
+	kvfree(area->map);
+	kfree(area);
 	return 0;
+}
+
+/*
+ * Move pages out of tmem until at most @target are held. Each page is read
+ * back into the swap cache and dirtied before its tmem copy goes (see
+ * tmem_preswap_writeback() in the kernel patch), so no data is lost; reclaim
+ * writes it to the swap device later. New puts are refused meanwhile.
+ */
+static int preswap_shrink(unsigned long target)
+{
+	unsigned int type;
+	int err = 0;
+
+	mutex_lock(&preswap_shrink_mutex);
+	WRITE_ONCE(preswap_shrinking, true);
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		struct preswap_area *area;
+		unsigned long offset = 0;
+
+		while (atomic_long_read(&preswap_held) > target) {
+			rcu_read_lock();
+			area = rcu_dereference(preswap_areas[type]);
+			if (area)
+				offset = find_next_bit(area->map, area->pages,
+						       offset);
+			if (!area || offset >= area->pages) {
+				rcu_read_unlock();
+				break;
+			}
+			rcu_read_unlock();
+			err = tmem_preswap_writeback(type, offset);
+			if (err && err != -EAGAIN && err != -ENOMEM)
+				break;
+			offset++;
+			cond_resched();
+			if (fatal_signal_pending(current)) {
+				err = -EINTR;
+				break;
+			}
+		}
+	}
+	WRITE_ONCE(preswap_shrinking, false);
+	mutex_unlock(&preswap_shrink_mutex);
+	if (atomic_long_read(&preswap_held) > target)
+		return err ? err : -EBUSY;
+	return 0;
+}
+
+/* vm.preswap: read = pages held; write N = shrink to at most N pages */
+static int preswap_sysctl(TMEM_CTL_TABLE *table, int write,
+			  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	unsigned long val = atomic_long_read(&preswap_held);
+	struct ctl_table t = {
+		.data = &val,
+		.maxlen = sizeof(val),
+	};
+	int ret;
+
+	ret = proc_doulongvec_minmax(&t, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	return preswap_shrink(val);
+}
+
+static int preswap_enabled_sysctl(TMEM_CTL_TABLE *table, int write,
+				  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	return proc_dobool(table, write, buffer, lenp, ppos);
+}
+
+static struct ctl_table preswap_sysctls[] = {
+	{
+		.procname	= "preswap",
+		.mode		= 0644,
+		.proc_handler	= preswap_sysctl,
+	},
+	{
+		.procname	= "preswap_enabled",
+		.data		= &preswap_enabled,
+		.maxlen		= sizeof(bool),
+		.mode		= 0644,
+		.proc_handler	= preswap_enabled_sysctl,
+	},
+	{ }
+};
+static struct ctl_table_header *preswap_sysctl_header;
+
+module_param_named(preswap_enabled, preswap_enabled, bool, 0644);
+MODULE_PARM_DESC(preswap_enabled,
+		 "Store pages on their way to swap (default 1; 0 stops new puts, stored pages stay served)");
+
+static int preswap_show(struct seq_file *m, void *v)
+{
+	struct preswap_area *area;
+	unsigned int type;
+
+	seq_printf(m, "pool %d enabled %d held %ld\n", preswap_pool,
+		   READ_ONCE(preswap_enabled), atomic_long_read(&preswap_held));
+	seq_puts(m, "type slots held puts put_refused gets get_misses flushes\n");
+	rcu_read_lock();
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		area = rcu_dereference(preswap_areas[type]);
+		if (area)
+			seq_printf(m, "%u %lu %ld %lu %lu %lu %lu %lu\n", type,
+				   area->pages, atomic_long_read(&area->held),
+				   area->puts, area->put_refused, area->gets,
+				   area->get_misses, area->flushes);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(preswap);
+
+int preswap_init(struct dentry *debugfs_root)
+{
+	preswap_pool = tmem_new_pool(NULL, TMEM_POOL_FLAGS(true), "preswap");
+	if (preswap_pool < 0)
+		return preswap_pool;
+	preswap_sysctl_header = register_sysctl("vm", preswap_sysctls);
+	if (!preswap_sysctl_header) {
+		tmem_destroy_pool(preswap_pool);
+		return -ENOMEM;
+	}
+	debugfs_create_file("preswap", 0444, debugfs_root, NULL, &preswap_fops);
+	return 0;
+}
+
+/* Called after the hooks are withdrawn; nothing is held (module pinned). */
+void preswap_exit(void)
+{
+	unsigned int type;
+
+	unregister_sysctl_table(preswap_sysctl_header);
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		struct preswap_area *area;
+
+		area = rcu_dereference_protected(preswap_areas[type], true);
+		if (!area)
+			continue;
+		WARN_ON(atomic_long_read(&area->held));
+		RCU_INIT_POINTER(preswap_areas[type], NULL);
+		kvfree(area->map);
+		kfree(area);
+	}
+	tmem_destroy_pool(preswap_pool);
 }

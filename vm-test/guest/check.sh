@@ -4,6 +4,8 @@
 # under load, run the module's KUnit suites, and check kmemleak at the end.
 # Each "ok"/"not ok" line goes to the host over fd 3.
 . /payload/guest/lib.sh
+. /payload/guest/precache.sh
+. /payload/guest/preswap.sh
 
 DATA=/dev/vdc
 SWAP=/dev/vdd
@@ -22,6 +24,31 @@ test_install() {
 	ok $? "hook counters in $DBG/hooks"
 	modinfo tmem | grep -q '^version:'
 	ok $? "modinfo tmem shows a version"
+}
+
+# The core's KUnit suite runs when tmem_kunit is loaded; each case becomes
+# one TAP line here, and the suite must report every case it has.
+test_kunit() {
+	local r=/sys/kernel/debug/kunit/tmem_core/results n=0 line
+	run "modprobe tmem_kunit (runs the tmem_core KUnit suite)" \
+		modprobe tmem_kunit || return
+	[ -r $r ] || { ok 1 "KUnit results in $r"; return; }
+	sed 's/^/kunit: /' $r
+	while read -r line; do
+		n=$((n + 1))
+		case $line in
+		"ok "*"# SKIP"*) ok 1 "kunit (skipped counts as failed): ${line#ok }" ;;
+		"ok "*) ok 0 "kunit: ${line#ok }" ;;
+		*) ok 1 "kunit: ${line#not ok }" ;;
+		esac
+	done < <(grep -E '^    (not )?ok [0-9]+ ' $r | sed 's/^    //')
+	local plan
+	plan=$(sed -n 's/^    1\.\.\([0-9]*\)$/\1/p' $r)
+	[ "$n" -gt 20 ] && [ "$n" = "$plan" ]
+	ok $? "KUnit reported a result for each of its $plan cases ($n)"
+	grep -qE '^(not )?ok [0-9]+ (- )?tmem_core' $r && ! grep -qE '^not ok [0-9]+ (- )?tmem_core' $r
+	ok $? "KUnit suite tmem_core passed as a whole"
+	run "rmmod tmem_kunit" rmmod tmem_kunit
 }
 
 test_precache_hooks() {
@@ -134,7 +161,7 @@ test_unload_under_load() {
 	mkfs.ext4 -q -F $DATA && mount $DATA $MNT || { ok 1 "mount for load test"; return; }
 	swapon $SWAP
 	head -c 16M /dev/urandom >$MNT/a
-	local sum mib=$(($(mem_total_mib) / 4)) i rc=0
+	local sum i rc=0
 	sum=$(file_sum $MNT/a)
 	(
 		end=$((SECONDS + 30))
@@ -144,10 +171,10 @@ test_unload_under_load() {
 		done
 	) >/tmp/fileload.out 2>&1 &
 	local fpid=$!
-	$TOOLS/memcheck -m $mib -g 2 >/tmp/memload.out 2>&1 &
+	in_cgroup load 48M $TOOLS/memcheck -m 96 -g 4 >/tmp/memload.out 2>&1 &
 	local mpid=$!
 	for i in $(seq 1 10); do
-		rmmod tmem || rc=1
+		unload_tmem || rc=1
 		sleep 0.3
 		modprobe tmem || rc=1
 		sleep 0.3
@@ -162,7 +189,7 @@ test_unload_under_load() {
 }
 
 test_final_unload() {
-	run "rmmod tmem at the end" rmmod tmem
+	run "rmmod tmem at the end" unload_tmem
 }
 
 # kmemleak: every report whose allocation trace runs through the tmem module
@@ -180,8 +207,13 @@ test_kmemleak() {
 
 test_install
 lsmod | grep -q '^tmem ' || { echo "# module not loaded, stopping" >&3; exit 1; }
+test_kunit
 test_precache_hooks
+test_precache_reread
+test_precache_coherency
 test_preswap_hooks
+test_preswap_store
+test_preswap_areas
 test_reload_with_swap_on
 test_unload_under_load
 test_final_unload

@@ -57,3 +57,28 @@ drop_caches() {
 file_sum() { sha256sum "$1" | cut -d' ' -f1; }
 
 mem_total_mib() { awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo; }
+
+# in_cgroup NAME LIMIT CMD...: run CMD in memory cgroup NAME whose
+# memory.max is LIMIT (created on first use; what it has charged stays).
+in_cgroup() {
+	local cg=/sys/fs/cgroup/$1 lim=$2
+	shift 2
+	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p "$cg"
+	echo "$lim" >"$cg/memory.max"
+	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+}
+
+# sectors_read DEV / sectors_written DEV: from /proc/diskstats.
+sectors_read() { awk -v d="$(basename "$1")" '$3 == d {print $6}' /proc/diskstats; }
+sectors_written() { awk -v d="$(basename "$1")" '$3 == d {print $10}' /proc/diskstats; }
+
+# unload_tmem: the documented way to remove the module while swap is on:
+# stop new preswap puts, move every held page out, then rmmod (which is
+# refused with EBUSY while preswap holds pages).
+unload_tmem() {
+	[ -w /proc/sys/vm/preswap_enabled ] && echo 0 >/proc/sys/vm/preswap_enabled
+	[ -w /proc/sys/vm/preswap ] && echo 0 >/proc/sys/vm/preswap
+	rmmod tmem
+}

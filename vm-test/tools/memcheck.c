@@ -7,7 +7,13 @@
  * page that comes back from swap (or tmem) with another page's data, an older
  * generation's data, or zeroes is caught. Used by the guest tests:
  *
- *   memcheck -m MIB [-g GENERATIONS] [-s SEED] [-p] [-r READY_FILE -w GO_FILE]
+ *   memcheck -m MIB [-g GENERATIONS] [-s SEED] [-p] [-f] [-H]
+ *            [-r READY_FILE -w GO_FILE]
+ *
+ * -f: after the last generation is written, fork; parent and child both
+ * push the (now shared, copy-on-write) pages out and verify them, so one
+ * swap slot is read back by two processes. -H: ask for transparent huge
+ * pages (MADV_HUGEPAGE), so THP swap-out is exercised.
  *
  * With -p every generation is pushed out with MADV_PAGEOUT right after it is
  * written, so pages reach swap deterministically even when they fit in RAM.
@@ -23,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
@@ -81,18 +88,20 @@ int main(int argc, char **argv)
 	size_t mib = 64, pages, bad = 0;
 	unsigned long gens = 1;
 	uint64_t *mem;
-	int opt, pageout = 0;
+	int opt, pageout = 0, forked = 0, huge = 0;
 
-	while ((opt = getopt(argc, argv, "m:g:s:pr:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:g:s:pfHr:w:")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 'g': gens = strtoul(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'p': pageout = 1; break;
+		case 'f': forked = 1; break;
+		case 'H': huge = 1; break;
 		case 'r': ready = optarg; break;
 		case 'w': go = optarg; break;
 		default:
-			fprintf(stderr, "usage: memcheck -m MIB [-g GENS] [-s SEED] [-p] [-r READY -w GO]\n");
+			fprintf(stderr, "usage: memcheck -m MIB [-g GENS] [-s SEED] [-p] [-f] [-H] [-r READY -w GO]\n");
 			return 2;
 		}
 	}
@@ -101,6 +110,10 @@ int main(int argc, char **argv)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
 		perror("mmap");
+		return 2;
+	}
+	if (huge && madvise(mem, pages * PAGE, MADV_HUGEPAGE) != 0) {
+		perror("madvise(MADV_HUGEPAGE)");
 		return 2;
 	}
 	for (unsigned long g = 1; g <= gens; g++) {
@@ -116,7 +129,30 @@ int main(int argc, char **argv)
 				fclose(f);
 			wait_for(go);
 		}
+		if (forked && g == gens)
+			break;
 		bad += verify(mem, pages, g);
+	}
+	if (forked) {
+		pid_t child = fork();
+		int status = 0;
+
+		if (child < 0) {
+			perror("fork");
+			return 2;
+		}
+		/* both push the shared pages out, then both read them */
+		madvise(mem, pages * PAGE, MADV_PAGEOUT);
+		bad += verify(mem, pages, gens);
+		if (child == 0) {
+			printf("memcheck: child pages=%zu mismatches=%zu\n", pages, bad);
+			return bad ? 1 : 0;
+		}
+		if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0) {
+			fprintf(stderr, "memcheck: child failed\n");
+			bad++;
+		}
 	}
 	printf("memcheck: pages=%zu generations=%lu mismatches=%zu\n", pages, gens, bad);
 	return bad ? 1 : 0;

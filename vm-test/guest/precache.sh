@@ -1,0 +1,196 @@
+# shellcheck shell=bash
+# precache tests (sourced by check.sh): pages evicted from the page cache
+# come back from tmem instead of the disk, and never once the file changed.
+#
+# Every coherency test follows one pattern: data A reaches the disk, the
+# page cache is dropped so A sits in precache, the file then changes behind
+# the cache (B), the cache is dropped again, and the read must give B.
+# The pages of the data disk are checked with sha256 against what was
+# written; counters come from /sys/kernel/debug/tmem/precache.
+
+# pc FIELD: a column of the data disk's line in the precache listing
+# (puts put_refused hits misses flushes); 0 when it has no pool.
+pc() {
+	local col
+	case $1 in
+	puts) col=4 ;; put_refused) col=5 ;; hits) col=6 ;; misses) col=7 ;;
+	flushes) col=8 ;;
+	esac
+	awk -v d="$(basename $DATA)" -v c=$col \
+		'$3 == d {print $c; f = 1} END {if (!f) print 0}' $DBG/precache
+}
+
+# pc_has_pool: the data disk's filesystem has a precache pool now.
+pc_has_pool() { grep -q " $(basename $DATA) " $DBG/precache; }
+
+evict() {
+	sync
+	echo 1 >/proc/sys/vm/drop_caches
+}
+
+# same FILE REF DESCRIPTION: FILE (read through the page cache) equals REF.
+same() {
+	cmp -s "$1" "$2"
+	ok $? "$3"
+}
+
+precache_mount() {
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 $DATA
+	mount $DATA $MNT
+}
+
+# A reader whose memory is limited by a cgroup to 2/3 of its file set
+# re-reads the set: the page cache can hold only part of it, precache
+# (outside the cgroup's limit, as tmem is outside a guest's) holds the rest.
+# Same boot, same files: once with precache off, once on.
+test_precache_reread() {
+	local set=96 limit=64 i mode s_off s_on h0 h1 bad=0
+	precache_mount || { ok 1 "mount for re-read test"; return; }
+	for i in 1 2 3 4 5 6; do
+		head -c $((set / 6))M /dev/urandom >$MNT/r$i
+	done
+	sha256sum $MNT/r? >/tmp/r.sum
+	for mode in 0 1; do
+		echo 0 >/proc/sys/vm/precache_enabled
+		evict
+		echo $mode >/proc/sys/vm/precache_enabled
+		in_cgroup reader ${limit}M sha256sum -c --quiet /tmp/r.sum || bad=1
+		h0=$(pc hits)
+		s=$(sectors_read $DATA)
+		in_cgroup reader ${limit}M sha256sum -c --quiet /tmp/r.sum || bad=1
+		s=$(($(sectors_read $DATA) - s))
+		h1=$(pc hits)
+		if [ $mode = 0 ]; then s_off=$s; else s_on=$s; fi
+		log "precache_enabled=$mode: second pass read $s sectors, hits $h0 -> $h1"
+	done
+	ok $bad "re-read of $set MiB in a ${limit} MiB cgroup: every file matches its checksum"
+	[ "$h1" -gt "$h0" ]
+	ok $? "second pass hits precache (hits $h0 -> $h1)"
+	[ "$s_on" -lt "$s_off" ]
+	ok $? "second pass reads fewer sectors with precache: $s_on on vs $s_off off"
+	echo "# precache re-read: sectors read in the second pass: off $s_off, on $s_on" >&3
+	umount $MNT
+}
+
+# The coherency tests share one filesystem; each starts from data A that
+# sits in precache (checked: the put counter moved).
+coherency_setup() { # FILE MIB
+	head -c "$2"M /dev/urandom >/tmp/A
+	cp /tmp/A "$1"
+	evict
+	cat "$1" >/dev/null	# read from disk: the pages are mapped to disk now
+	local p
+	p=$(pc puts)
+	evict
+	[ "$(pc puts)" -gt "$p" ]
+}
+
+test_precache_coherency() {
+	local f=$MNT/c ino ino2 p
+	precache_mount || { ok 1 "mount for coherency tests"; return; }
+
+	coherency_setup $f 4
+	ok $? "evicted clean pages are put into precache"
+	p=$(pc hits)
+	same $f /tmp/A "a file evicted to precache reads back intact"
+	[ "$(pc hits)" -gt "$p" ]
+	ok $? "and the read was served from precache (hits $p -> $(pc hits))"
+
+	coherency_setup $f 4
+	head -c 4M /dev/urandom >/tmp/B
+	dd if=/tmp/B of=$f bs=64K conv=notrunc status=none
+	evict
+	same $f /tmp/B "overwrite, evict, read: the new data"
+
+	coherency_setup $f 4
+	truncate -s 1M $f
+	truncate -s 4M $f
+	{ head -c 1M /tmp/A; head -c 3M /dev/zero; } >/tmp/B
+	evict
+	same $f /tmp/B "truncate shorter then extend: the tail reads as zeros"
+
+	coherency_setup $f 4
+	fallocate -p -o 1M -l 1M $f
+	{ head -c 1M /tmp/A; head -c 1M /dev/zero; tail -c 2M /tmp/A; } >/tmp/B
+	evict
+	same $f /tmp/B "punch hole: the hole reads as zeros"
+
+	coherency_setup $f 4
+	fallocate -z -o 2M -l 1M $f
+	{ head -c 2M /tmp/A; head -c 1M /dev/zero; tail -c 1M /tmp/A; } >/tmp/B
+	evict
+	same $f /tmp/B "zero range: the range reads as zeros"
+
+	coherency_setup $f 4
+	fallocate -c -o 1M -l 1M $f
+	{ head -c 1M /tmp/A; tail -c 2M /tmp/A; } >/tmp/B
+	evict
+	same $f /tmp/B "collapse range: the data after the range moves down"
+
+	coherency_setup $f 4
+	head -c 1M /dev/urandom >/tmp/D
+	dd if=/tmp/D of=$f bs=1M seek=1 count=1 oflag=direct conv=notrunc status=none
+	{ head -c 1M /tmp/A; cat /tmp/D; tail -c 2M /tmp/A; } >/tmp/B
+	same $f /tmp/B "O_DIRECT write then buffered read: the new data"
+
+	coherency_setup $f 4
+	head -c 1M /dev/urandom >/tmp/D
+	$TOOLS/mmapwrite $f $((3 << 20)) /tmp/D
+	{ head -c 3M /tmp/A; cat /tmp/D; } >/tmp/B
+	evict
+	same $f /tmp/B "mmap write + msync, evict, read: the new data"
+
+	# a new file that gets the inode number of a deleted one, written
+	# around the page cache, must not show the deleted file's pages
+	coherency_setup $f 4
+	ino=$(stat -c %i $f)
+	rm $f
+	sync
+	head -c 4M /dev/urandom >/tmp/B
+	dd if=/tmp/B of=$MNT/n bs=1M oflag=direct status=none
+	ino2=$(stat -c %i $MNT/n)
+	same $MNT/n /tmp/B "unlink, new file on inode $ino2 (old $ino): never the old data"
+	[ "$ino" = "$ino2" ]
+	ok $? "the new file reused the old inode number ($ino)"
+	rm -f $MNT/n
+
+	coherency_setup $f 4
+	umount $MNT
+	pc_has_pool
+	ok $((!$?)) "umount destroys the filesystem's pool"
+	mount $DATA $MNT
+	same $f /tmp/A "umount, mount, read: intact"
+
+	# change the file's first extent through the block device while
+	# unmounted (filefrag: physical start and length in 4 KiB blocks)
+	coherency_setup $f 4
+	local ext blk len
+	ext=$(filefrag -v -b4096 $f | awk '$1 == "0:" {sub(/\.\..*/, "", $4); sub(/:/, "", $6); print $4, $6}')
+	read -r blk len <<<"$ext"
+	[ "${len:-0}" -gt 256 ] && len=256
+	umount $MNT
+	head -c $((len * 4096)) /dev/urandom >/tmp/D
+	dd if=/tmp/D of=$DATA bs=4096 seek="$blk" oflag=direct conv=notrunc status=none
+	{ cat /tmp/D; tail -c +$((len * 4096 + 1)) /tmp/A; } >/tmp/B
+	mount $DATA $MNT
+	same $f /tmp/B "write $len blocks at block $blk through the block device while unmounted, mount, read: the new data"
+
+	# runtime disable drops everything; re-enable serves again
+	coherency_setup $f 4
+	echo 0 >/proc/sys/vm/precache_enabled
+	pc_has_pool
+	ok $((!$?)) "disabling precache drops its pools"
+	head -c 4M /dev/urandom >/tmp/B
+	dd if=/tmp/B of=$f bs=1M oflag=direct conv=notrunc status=none
+	echo 1 >/proc/sys/vm/precache_enabled
+	same $f /tmp/B "disable, change on disk, enable, read: the new data"
+	coherency_setup $f 4
+	p=$(pc hits)
+	same $f /tmp/A "re-enabled precache reads back intact"
+	[ "$(pc hits)" -gt "$p" ]
+	ok $? "re-enabled precache serves hits ($p -> $(pc hits))"
+
+	run "random file operations with evictions (fsx, 60 s)" \
+		$TOOLS/fsx -d $MNT -n 3 -t 60
+	umount $MNT
+}

@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# preswap tests (sourced by check.sh): pages on their way to swap are kept
+# in tmem, come back intact, and are never lost or stale.
+#
+# Every workload is memcheck: each page holds a pattern of (page, generation)
+# and every byte is checked when it comes back. Swapping is forced by running
+# the workload in a memory cgroup smaller than its data (the store, like a
+# hypervisor's memory, is outside the cgroup's limit) or by MADV_PAGEOUT.
+
+# ps_held: pages preswap holds now (vm.preswap).
+ps_held() { cat /proc/sys/vm/preswap; }
+
+# ps_total COLUMN: a column summed over the areas in the preswap listing
+# (slots held puts put_refused gets get_misses flushes).
+ps_total() {
+	local col
+	case $1 in
+	held) col=3 ;; puts) col=4 ;; put_refused) col=5 ;; gets) col=6 ;;
+	get_misses) col=7 ;; flushes) col=8 ;;
+	esac
+	awk -v c=$col 'NR > 2 {s += $c} END {print s + 0}' $DBG/preswap
+}
+
+# The same workload twice in one boot, preswap off then on: data intact
+# both times, and fewer sectors written to the swap disk with preswap.
+test_preswap_store() {
+	local w_off w_on w p g m=96 lim=48M
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for preswap tests"; return; }
+	echo 0 >/proc/sys/vm/preswap_enabled
+	w=$(sectors_written $SWAP)
+	run "preswap off: $m MiB in a $lim cgroup, 3 generations, intact" \
+		in_cgroup work $lim $TOOLS/memcheck -m $m -g 3
+	w_off=$(($(sectors_written $SWAP) - w))
+	echo 1 >/proc/sys/vm/preswap_enabled
+	p=$(ps_total puts) g=$(ps_total gets)
+	w=$(sectors_written $SWAP)
+	run "preswap on: $m MiB in a $lim cgroup, 3 generations (duplicate puts), intact" \
+		in_cgroup work $lim $TOOLS/memcheck -m $m -g 3
+	w_on=$(($(sectors_written $SWAP) - w))
+	[ "$(ps_total puts)" -gt "$p" ] && [ "$(ps_total gets)" -gt "$g" ]
+	ok $? "preswap stored and served pages (puts $p -> $(ps_total puts), gets $g -> $(ps_total gets))"
+	[ "$w_on" -lt "$w_off" ]
+	ok $? "fewer sectors written to swap with preswap: $w_on on vs $w_off off"
+	echo "# preswap: sectors written to the swap disk: off $w_off, on $w_on" >&3
+	[ "$(ps_total get_misses)" = 0 ]
+	ok $? "no held page ever missed in tmem (get_misses $(ps_total get_misses))"
+	[ "$(ps_held)" = 0 ]
+	ok $? "all slots freed: preswap holds 0 pages ($(ps_held))"
+
+	run "fork-shared pages pushed out with MADV_PAGEOUT, read by parent and child" \
+		$TOOLS/memcheck -m 64 -g 2 -p -f
+	echo always >/sys/kernel/mm/transparent_hugepage/enabled
+	run "transparent huge pages swapped out and back intact" \
+		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2 -H
+	echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
+
+	# injected store failures while pages are rewritten: a refused
+	# duplicate put must leave no older copy behind
+	local fi=/sys/kernel/debug/fail_function r
+	if echo preswap_store >$fi/inject 2>/dev/null; then
+		printf %#x -28 >$fi/preswap_store/retval
+		echo 30 >$fi/probability
+		echo 1 >$fi/interval
+		echo -1 >$fi/times
+		echo 0 >$fi/verbose
+		r=$(ps_total put_refused)
+		run "injected put failures (30%) during 4 generations of rewrites: intact" \
+			in_cgroup work $lim $TOOLS/memcheck -m $m -g 4
+		echo >$fi/inject
+		[ "$(ps_total put_refused)" -gt "$r" ]
+		ok $? "the injected failures were refused puts ($r -> $(ps_total put_refused))"
+	else
+		ok 1 "fail_function accepts preswap_store"
+	fi
+
+	# vm.preswap: bad input changes nothing; 0 moves everything out while
+	# the workload runs, and no data is lost
+	local before
+	before=$(ps_held)
+	! (echo -1 >/proc/sys/vm/preswap) 2>/dev/null &&
+		! (echo abc >/proc/sys/vm/preswap) 2>/dev/null &&
+		! (echo 99999999999999999999999 >/proc/sys/vm/preswap) 2>/dev/null
+	ok $? "vm.preswap refuses -1, abc and an overflowing number"
+	rm -f /tmp/ready /tmp/go
+	in_cgroup work $lim $TOOLS/memcheck -m $m -r /tmp/ready -w /tmp/go >/tmp/mc.out 2>&1 &
+	local pid=$!
+	while [ ! -e /tmp/ready ]; do sleep 0.5; done
+	before=$(ps_held)
+	echo 0 >/proc/sys/vm/preswap_enabled
+	echo 0 >/proc/sys/vm/preswap
+	ok $? "vm.preswap=0 while the workload holds $before pages in preswap"
+	[ "$(ps_held)" = 0 ] && [ "$before" -gt 0 ]
+	ok $? "preswap then holds 0 pages (was $before)"
+	touch /tmp/go
+	wait $pid
+	ok $? "data moved out of preswap is intact: $(cat /tmp/mc.out)"
+	echo 1 >/proc/sys/vm/preswap_enabled
+	swapoff $SWAP
+}
+
+# Three areas with priorities (the disk, a swap file on ext4, zram), a
+# workload running while the swap file goes off and on again.
+test_preswap_areas() {
+	local sf=$MNT/swapfile i rc=0 n
+	mkfs.ext4 -q -F $DATA && mount $DATA $MNT || { ok 1 "mount for swap file"; return; }
+	dd if=/dev/zero of=$sf bs=1M count=64 status=none && chmod 600 $sf &&
+		mkswap -q $sf >/dev/null
+	modprobe zram && echo 64M >/sys/block/zram0/disksize &&
+		mkswap -q /dev/zram0 >/dev/null
+	swapon -p 10 /dev/zram0 && swapon -p 5 $sf && swapon -p 1 $SWAP
+	n=$(awk 'NR > 2' $DBG/preswap | wc -l)
+	[ "$n" = 3 ]
+	ok $? "three swap areas on, each with a preswap bitmap ($n)"
+	in_cgroup work 32M $TOOLS/memcheck -m 96 -g 3 >/tmp/mc.out 2>&1 &
+	local pid=$!
+	for i in 1 2 3; do
+		sleep 5
+		swapoff $sf || rc=1
+		swapon -p 5 $sf || rc=1
+	done
+	ok $rc "swap file off and on three times under load"
+	wait $pid
+	ok $? "data intact across the swapoff/swapon loop: $(cat /tmp/mc.out)"
+	run "zram as the only swap: pages through preswap intact" \
+		bash -c "swapoff $sf && swapoff $SWAP && $TOOLS/memcheck -m 32 -g 2 -p"
+	swapoff /dev/zram0
+	echo 1 >/sys/block/zram0/reset
+	rmmod zram
+	[ "$(ps_held)" = 0 ]
+	ok $? "every area off: preswap holds 0 pages"
+	rm -f $sf
+	umount $MNT
+}
