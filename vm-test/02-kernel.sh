@@ -3,9 +3,10 @@
 #
 # The tree is unpacked from Debian's linux-source tarball into the cache, the
 # project's patch applied, and the config made from x86_64 defconfig +
-# kvm_guest.config + vm-test/config/tmem-test.config. The result is kept in a
-# directory named by a hash of those inputs (source version, patch, fragment,
-# this script), so the kernel is rebuilt only when one of them changes.
+# kvm_guest.config + vm-test/config/tmem-$KCONFIG.config (test or bench).
+# The result is kept in a directory named by a hash of those inputs (source
+# version, patch, fragment, this script), so the kernel is rebuilt only when
+# one of them changes.
 . "$(dirname "$0")/lib.sh"
 
 out=$(KDEBS_DIR)
@@ -15,7 +16,7 @@ if [ -f "$out/stamp" ]; then
 fi
 
 step "unpack linux-source-$KSERIES $(ksrc_version)"
-build="$CACHE/kernel-$KSERIES/tree"
+build="$KBUILD_DIR/tree"
 rm -rf "$build"
 mkdir -p "$build"
 tar -C "$build" -xf "/usr/src/linux-source-$KSERIES.tar.xz"
@@ -29,8 +30,8 @@ patch="$REPO/kernel-patch/linux-$KSERIES-tmem.patch"
 step_done
 
 step "configure"
-cp "$VMTEST/config/tmem-test.config" "$src/kernel/configs/tmem-test.config"
-make -C "$src" -s defconfig kvm_guest.config tmem-test.config >"$build/config.log" 2>&1 ||
+cp "$KFRAG" "$src/kernel/configs/tmem-$KCONFIG.config"
+make -C "$src" -s defconfig kvm_guest.config "tmem-$KCONFIG.config" >"$build/config.log" 2>&1 ||
 	{ cat "$build/config.log"; die "kernel configuration failed"; }
 # Every option the fragment asks for must have survived olddefconfig.
 missing=0
@@ -42,8 +43,8 @@ while IFS= read -r line; do
 	else
 		grep -qx "$opt=$val" "$src/.config" || { echo "  $opt=$val not set"; missing=1; }
 	fi
-done <"$VMTEST/config/tmem-test.config"
-[ $missing = 0 ] || die "kernel config lacks options of tmem-test.config"
+done <"$KFRAG"
+[ $missing = 0 ] || die "kernel config lacks options of tmem-$KCONFIG.config"
 step_done
 
 step "build (make -j$JOBS bindeb-pkg)"

@@ -10,6 +10,11 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VMTEST="$REPO/vm-test"
 CACHE=${TMEM_CACHE:-/var/cache/tmem}
 KSERIES=${KSERIES:-6.1}
+# Kernel configuration: "test" (debug options; make check) or "bench" (no
+# debug options, zswap built in; make bench): config/tmem-$KCONFIG.config.
+KCONFIG=${KCONFIG:-test}
+KFRAG="$VMTEST/config/tmem-$KCONFIG.config"
+KBUILD_DIR="$CACHE/kernel-$KSERIES$([ "$KCONFIG" = test ] || echo "-$KCONFIG")"
 JOBS=${JOBS:-$(($(nproc) + 1))}
 RESULTS=${TMEM_RESULTS:-$CACHE/results/latest}
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
@@ -48,8 +53,8 @@ kernel_key() {
 	{
 		ksrc_version
 		cat "$REPO/kernel-patch/linux-$KSERIES-tmem.patch"
-		cat "$VMTEST/config/tmem-test.config"
+		cat "$KFRAG"
 		cat "$VMTEST/02-kernel.sh"
 	} | sha256sum | cut -c1-16
 }
-KDEBS_DIR() { echo "$CACHE/kernel-$KSERIES/$(kernel_key)"; }
+KDEBS_DIR() { echo "$KBUILD_DIR/$(kernel_key)"; }

@@ -105,7 +105,8 @@ static void logop(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void dump_log(void)
+/* Print the last ops and how to rerun, then exit with @code. */
+static void bail(int code)
 {
 	unsigned int i = nlog > 10 ? nlog - 10 : 0;
 
@@ -114,6 +115,7 @@ static void dump_log(void)
 		fprintf(stderr, "  %s\n", oplog[i % LOGN]);
 	fprintf(stderr, "fsx: rerun: fsx -d %s -n %d -s %zu -S %llu -e %d\n", dir,
 		nfiles, maxsize / 1024, (unsigned long long)seed, evict_every);
+	exit(code);
 }
 
 static void die(const char *what, struct file *f)
@@ -123,8 +125,7 @@ static void die(const char *what, struct file *f)
 	fflush(stdout);
 	fprintf(stderr, "fsx: ERROR seed=%llu op=%llu %s %s: %s\n",
 		(unsigned long long)seed, opno, what, f ? f->path : "", strerror(err));
-	dump_log();
-	exit(2);
+	bail(2);
 }
 
 /* Print @n bytes at file offset @off and the newest op that wrote them there. */
@@ -186,23 +187,18 @@ static void check(const char *how, struct file *f, size_t off, size_t len,
 	} else {
 		return;
 	}
-	dump_log();
-	exit(1);
+	bail(1);
 }
 
 static size_t pread_all(struct file *f, unsigned char *p, size_t len, size_t off)
 {
 	size_t got = 0;
+	ssize_t r = 0;
 
-	while (got < len) {
-		ssize_t r = pread(f->fd, p + got, len - got, off + got);
-
-		if (r < 0)
-			die("pread", f);
-		if (r == 0)
-			break;
+	while (got < len && (r = pread(f->fd, p + got, len - got, off + got)) > 0)
 		got += r;
-	}
+	if (r < 0)
+		die("pread", f);
 	return got;
 }
 
@@ -235,8 +231,10 @@ static void open_file(struct file *f, int flags)
 	f->dfd = open(f->path, O_RDWR | O_DIRECT);
 	if (f->dfd < 0 && errno != EINVAL)
 		die("open(O_DIRECT)", f);
-	if (f->dfd < 0 && printf("fsx: note: O_DIRECT unsupported here, dio ops disabled\n"))
+	if (f->dfd < 0) {
+		printf("fsx: note: O_DIRECT unsupported here, dio ops disabled\n");
 		disabled[OP_DWRITE] = disabled[OP_DREAD] = 1;
+	}
 }
 
 static void full_check(const char *how)
@@ -249,8 +247,7 @@ static void full_check(const char *how)
 			die("fstat", f);
 		if ((size_t)st.st_size != f->size) {
 			mismatch(how, f, 0, 0, "fsx: st_size 0x%zx, model 0x%zx\n", st.st_size, f->size);
-			dump_log();
-			exit(1);
+			bail(1);
 		}
 		check(how, f, 0, maxsize, buf, pread_all(f, buf, maxsize, 0));
 	}
@@ -262,9 +259,6 @@ static void selftest_corrupt(void)
 	static int done;
 	struct file *f = &files[0];
 
-	for (int i = 1; i < nfiles; i++)
-		if (files[i].size > f->size)
-			f = &files[i];
 	if (done || evictions < 2 || !f->size)
 		return;
 	done = 1;
@@ -314,62 +308,61 @@ static size_t rnd_len(size_t room)
 	return 1 + rnd(l < room ? l : room);
 }
 
+/* mmap [off, off + len) of @f (within its size) and write or check it. */
+static void map_op(int op, struct file *f, size_t off, size_t len)
+{
+	size_t moff = off & ~(pagesz - 1), mlen = off + len - moff;
+	unsigned char *m = mmap(NULL, mlen, PROT_READ | (op == OP_MWRITE ? PROT_WRITE : 0),
+				MAP_SHARED, f->fd, moff);
+
+	if (m == MAP_FAILED)
+		die("mmap", f);
+	if (op == OP_MWRITE) {
+		fill(buf, off, len);
+		memcpy(m + off - moff, buf, len);
+		if (msync(m, mlen, MS_SYNC))
+			die("msync", f);
+		model_write(f, buf, off, len);
+	} else {
+		check("mmap read", f, off, len, m + off - moff, len);
+	}
+	if (munmap(m, mlen))
+		die("munmap", f);
+}
+
 /* One operation on @f; 0 if it does not apply now (the caller then writes). */
 static int do_op(int op, struct file *f)
 {
-	size_t off, len, end, moff, nblk = maxsize / BLK;
-	unsigned char *m;
+	size_t off = 0, len = 0, end, nblk = maxsize / BLK;
+	ssize_t r;
 
-	switch (op) {
+	switch (op) {		/* pick the range */
 	case OP_WRITE:
 		off = rnd(4) ? rnd(maxsize) : (f->size < maxsize ? f->size : 0);
 		len = rnd_len(maxsize - off);
-		logop("%s write off=0x%zx len=0x%zx", f->path, off, len);
-		fill(buf, off, len);
-		pwrite_all(f, f->fd, buf, len, off);
-		model_write(f, buf, off, len);
-		return 1;
+		break;
 	case OP_READ:
 		off = rnd(f->size + 1);
 		len = rnd_len(maxsize - off + 1);
-		logop("%s read off=0x%zx len=0x%zx", f->path, off, len);
-		check("pread", f, off, len, buf, pread_all(f, buf, len, off));
-		return 1;
+		break;
 	case OP_TRUNC:
-		len = rnd(maxsize + 1);
-		logop("%s truncate 0x%zx -> 0x%zx", f->path, f->size, len);
-		if (ftruncate(f->fd, len))
-			die("ftruncate", f);
-		if (len < f->size)
-			memset(f->model + len, 0, f->size - len);
-		f->size = len;
-		return 1;
+		off = rnd(maxsize + 1);		/* the new size */
+		break;
 	case OP_PUNCH:
 	case OP_ZERO:
+	case OP_MWRITE:
+	case OP_MREAD:
 		if (!f->size)
 			return 0;
 		off = rnd(f->size);
 		len = rnd_len((op == OP_ZERO ? maxsize : f->size) - off);
-		logop("%s %s off=0x%zx len=0x%zx", f->path, ops[op].name, off, len);
-		if (!falloc(f, op, op == OP_ZERO ? FALLOC_FL_ZERO_RANGE :
-			    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len))
-			return 0;
-		memset(f->model + off, 0, len);
-		if (off + len > f->size)
-			f->size = off + len;
-		return 1;
-	case OP_COLLAPSE:
+		break;
+	case OP_COLLAPSE:		/* blocks, and off + len < size */
 		if (f->size < 2 * BLK)
 			return 0;
 		off = rnd((f->size - 1) / BLK) * BLK;
 		len = (1 + rnd((f->size - 1 - off) / BLK)) * BLK;
-		logop("%s collapse_range off=0x%zx len=0x%zx", f->path, off, len);
-		if (!falloc(f, op, FALLOC_FL_COLLAPSE_RANGE, off, len))
-			return 0;
-		memmove(f->model + off, f->model + off + len, f->size - off - len);
-		memset(f->model + f->size - len, 0, len);
-		f->size -= len;
-		return 1;
+		break;
 	case OP_DWRITE:
 	case OP_DREAD:
 		if (f->dfd < 0 || !nblk)
@@ -378,54 +371,58 @@ static int do_op(int op, struct file *f)
 		off = rnd(end < nblk ? end : nblk);	/* in blocks, < nblk */
 		len = (1 + rnd(nblk - off < 64 ? nblk - off : 64)) * BLK;
 		off *= BLK;
-		if (op == OP_DREAD) {
-			ssize_t r;
+		break;
+	}
+	logop("%s %s off=0x%zx len=0x%zx size=0x%zx", f->path, ops[op].name, off, len, f->size);
 
-			logop("%s dio_read off=0x%zx len=0x%zx", f->path, off, len);
-			r = pread(f->dfd, buf, len, off);
-			if (r < 0)
-				die("pread(O_DIRECT)", f);
-			check("O_DIRECT pread", f, off, len, buf, r);
-			return 1;
-		}
-		logop("%s dio_write off=0x%zx len=0x%zx", f->path, off, len);
+	switch (op) {
+	case OP_WRITE:
+	case OP_DWRITE:
 		fill(buf, off, len);
-		if (pwrite(f->dfd, buf, len, off) != (ssize_t)len)
-			die("pwrite(O_DIRECT)", f);
+		pwrite_all(f, op == OP_WRITE ? f->fd : f->dfd, buf, len, off);
 		model_write(f, buf, off, len);
-		return 1;
+		break;
+	case OP_READ:
+		check("pread", f, off, len, buf, pread_all(f, buf, len, off));
+		break;
+	case OP_DREAD:
+		r = pread(f->dfd, buf, len, off);
+		if (r < 0)
+			die("pread(O_DIRECT)", f);
+		check("O_DIRECT pread", f, off, len, buf, r);
+		break;
+	case OP_TRUNC:
+		if (ftruncate(f->fd, off))
+			die("ftruncate", f);
+		if (off < f->size)
+			memset(f->model + off, 0, f->size - off);
+		f->size = off;
+		break;
+	case OP_PUNCH:
+	case OP_ZERO:
+		if (!falloc(f, op, op == OP_ZERO ? FALLOC_FL_ZERO_RANGE :
+			    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len))
+			return 0;
+		memset(f->model + off, 0, len);
+		if (off + len > f->size)	/* ZERO_RANGE extends */
+			f->size = off + len;
+		break;
+	case OP_COLLAPSE:
+		if (!falloc(f, op, FALLOC_FL_COLLAPSE_RANGE, off, len))
+			return 0;
+		memmove(f->model + off, f->model + off + len, f->size - off - len);
+		memset(f->model + f->size - len, 0, len);
+		f->size -= len;
+		break;
 	case OP_MWRITE:
 	case OP_MREAD:
-		if (!f->size)
-			return 0;
-		off = rnd(f->size);
-		len = rnd_len(f->size - off);
-		moff = off & ~(pagesz - 1);	/* map from the page holding off */
-		end = off + len;
-		logop("%s %s off=0x%zx len=0x%zx", f->path, ops[op].name, off, len);
-		m = mmap(NULL, end - moff, PROT_READ | (op == OP_MWRITE ? PROT_WRITE : 0),
-			 MAP_SHARED, f->fd, moff);
-		if (m == MAP_FAILED)
-			die("mmap", f);
-		if (op == OP_MWRITE) {
-			fill(buf, off, len);
-			memcpy(m + off - moff, buf, len);
-			if (msync(m, end - moff, MS_SYNC))
-				die("msync", f);
-			model_write(f, buf, off, len);
-		} else {
-			check("mmap read", f, off, len, m + off - moff, len);
-		}
-		if (munmap(m, end - moff))
-			die("munmap", f);
-		return 1;
+		map_op(op, f, off, len);
+		break;
 	case OP_FSYNC:
-		logop("%s fsync", f->path);
 		if (fsync(f->fd))
 			die("fsync", f);
-		return 1;
+		break;
 	case OP_RECREATE:
-		logop("%s unlink + recreate (was 0x%zx bytes)", f->path, f->size);
 		close(f->fd);
 		if (f->dfd >= 0)
 			close(f->dfd);
@@ -434,9 +431,9 @@ static int do_op(int op, struct file *f)
 		open_file(f, O_EXCL);
 		memset(f->model, 0, f->size);
 		f->size = 0;
-		return 1;
+		break;
 	}
-	return 0;
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -490,7 +487,7 @@ int main(int argc, char **argv)
 			r -= ops[op++].weight;
 		opno++;
 		if (disabled[op] || !do_op(op, f))
-			do_op(OP_WRITE, f);
+			do_op(OP_WRITE, f);	/* keep the op count moving */
 		if (evict_every && opno % evict_every == 0)
 			evict();
 	}
@@ -498,15 +495,9 @@ int main(int argc, char **argv)
 	evict();
 	for (int i = 0; i < nfiles; i++) {
 		struct file *f = &files[i];
-		unsigned char *m;
 
-		if (f->size) {
-			m = mmap(NULL, f->size, PROT_READ, MAP_SHARED, f->fd, 0);
-			if (m == MAP_FAILED)
-				die("mmap", f);
-			check("final mmap read", f, 0, f->size, m, f->size);
-			munmap(m, f->size);
-		}
+		if (f->size)
+			map_op(OP_MREAD, f, 0, f->size);
 		close(f->fd);
 		if (f->dfd >= 0)
 			close(f->dfd);
