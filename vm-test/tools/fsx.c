@@ -16,11 +16,11 @@
  * -t seconds (default 30); every -e ops (default 20, 0: only at the end) all
  * files are evicted and read back in full. Written bytes are derived from
  * (seed, op number, offset), so stale data names the op that wrote it.
- * ZERO_RANGE, COLLAPSE_RANGE, PUNCH_HOLE and O_DIRECT are dropped with a note
- * where the filesystem lacks them (tmpfs). Exit 0 with "fsx: seed=S ops=N
+ * An op the filesystem lacks is dropped with a note (tmpfs: ZERO_RANGE and
+ * COLLAPSE_RANGE, O_DIRECT before Linux 6.6). Exit 0 with "fsx: seed=S ops=N
  * reads_checked=R bytes_checked=B evictions=E", 1 on a data mismatch (with
  * the last ops), 2 on a syscall error. -DFSX_SELFTEST_CORRUPT flips one model
- * byte before the second eviction check, to prove the checker catches it.
+ * byte before the first eviction check, to prove the checker catches it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,7 +48,7 @@ struct file {
 enum { OP_WRITE, OP_READ, OP_TRUNC, OP_PUNCH, OP_ZERO, OP_COLLAPSE, OP_DWRITE,
 	OP_DREAD, OP_MWRITE, OP_MREAD, OP_FSYNC, OP_RECREATE, NR_OPS };
 
-static int disabled[NR_OPS];
+static int disabled[NR_OPS], collapsed;	/* collapsed: data has moved */
 static const struct { const char *name; int weight; } ops[NR_OPS] = {
 	{ "write", 20 }, { "read", 20 }, { "truncate", 5 }, { "punch_hole", 5 },
 	{ "zero_range", 4 }, { "collapse_range", 3 }, { "dio_write", 6 },
@@ -62,7 +62,7 @@ static int nfiles = 3, evict_every = 20;
 static size_t maxsize = 4096 * 1024, pagesz;
 static uint64_t seed, rng;
 static unsigned long long opno, reads, bytes, evictions;
-static unsigned char *buf;	/* BLK-aligned, maxsize rounded up to BLK */
+static unsigned char *buf;	/* BLK-aligned I/O buffer, > maxsize */
 static char oplog[LOGN][160];
 static unsigned int nlog;
 
@@ -80,18 +80,25 @@ static uint64_t rnd(uint64_t n)	/* splitmix64, uniform enough in [0, n) */
 	return n ? mix(rng) % n : 0;
 }
 
-/* The byte op @op writes at file offset @off; never zero, so holes stand out. */
-static unsigned char pat(uint64_t op, uint64_t off)
+static uint64_t key(uint64_t op)	/* names op number @op of this seed */
 {
-	unsigned char b = mix(mix(seed ^ (op << 20)) ^ (off >> 3)) >> ((off & 7) * 8);
+	return mix(seed ^ (op << 20));
+}
+
+/* The byte the op of key @k writes at file offset @off; never 0, holes stand out. */
+static unsigned char pat(uint64_t k, uint64_t off)
+{
+	unsigned char b = mix(k ^ (off >> 3)) >> ((off & 7) * 8);
 
 	return b ? b : 1;
 }
 
 static void fill(unsigned char *p, uint64_t off, size_t len)
 {
+	uint64_t k = key(opno);
+
 	for (size_t i = 0; i < len; i++)
-		p[i] = pat(opno, off + i);
+		p[i] = pat(k, off + i);
 }
 
 static void logop(const char *fmt, ...)
@@ -140,7 +147,7 @@ static void describe(const char *what, const unsigned char *p, uint64_t off, siz
 		zeros += !p[i];
 	}
 	for (; k > 0; k--) {
-		for (i = 0; i < n && p[i] == pat(k, off + i); i++)
+		for (i = 0; i < n && p[i] == pat(key(k), off + i); i++)
 			;
 		if (i == n)
 			break;
@@ -150,7 +157,8 @@ static void describe(const char *what, const unsigned char *p, uint64_t off, siz
 	else if (k)
 		fprintf(stderr, "  (written here by op %llu)\n", k);
 	else
-		fprintf(stderr, "  (no op wrote this at this offset)\n");
+		fprintf(stderr, "  (no op wrote this at this offset%s)\n",
+			collapsed ? "; collapse_range moves data" : "");
 }
 
 static void mismatch(const char *how, struct file *f, size_t off, size_t len,
@@ -253,20 +261,6 @@ static void full_check(const char *how)
 	}
 }
 
-static void selftest_corrupt(void)
-{
-#ifdef FSX_SELFTEST_CORRUPT
-	static int done;
-	struct file *f = &files[0];
-
-	if (done || evictions < 2 || !f->size)
-		return;
-	done = 1;
-	f->model[f->size / 2] ^= 0x5a;
-	printf("fsx: selftest: flipped model byte of %s at 0x%zx\n", f->path, f->size / 2);
-#endif
-}
-
 static void evict(void)
 {
 	int fd;
@@ -283,7 +277,18 @@ static void evict(void)
 		dprintf(fd, "1\n");	/* may fail when not root: fadvise did the work */
 		close(fd);
 	}
-	selftest_corrupt();
+#ifdef FSX_SELFTEST_CORRUPT	/* prove that the checker is live */
+	static int done;
+
+	for (int i = 0; i < nfiles && !done; i++) {
+		if (!files[i].size)
+			continue;
+		done = 1;
+		files[i].model[files[i].size / 2] ^= 0x5a;
+		printf("fsx: selftest: flipped the model byte of %s at 0x%zx\n",
+		       files[i].path, files[i].size / 2);
+	}
+#endif
 	full_check("read-back after eviction");
 }
 
@@ -373,7 +378,10 @@ static int do_op(int op, struct file *f)
 		off *= BLK;
 		break;
 	}
-	logop("%s %s off=0x%zx len=0x%zx size=0x%zx", f->path, ops[op].name, off, len, f->size);
+	if (op == OP_TRUNC)
+		logop("%s truncate 0x%zx -> 0x%zx", f->path, f->size, off);
+	else
+		logop("%s %s off=0x%zx len=0x%zx size=0x%zx", f->path, ops[op].name, off, len, f->size);
 
 	switch (op) {
 	case OP_WRITE:
@@ -413,6 +421,7 @@ static int do_op(int op, struct file *f)
 		memmove(f->model + off, f->model + off + len, f->size - off - len);
 		memset(f->model + f->size - len, 0, len);
 		f->size -= len;
+		collapsed = 1;
 		break;
 	case OP_MWRITE:
 	case OP_MREAD:
