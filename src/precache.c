@@ -46,6 +46,7 @@
 #include <linux/debugfs.h>
 #include <linux/blkdev.h>
 #include <linux/sysctl.h>
+#include <linux/sched/mm.h>
 
 #include "hooks.h"
 #include "tmem.h"
@@ -88,9 +89,12 @@ static void precache_fs_create(struct super_block *sb)
 {
 	struct precache_fs *fs;
 	unsigned long flags;
+	unsigned int nofs;
 	bool found;
 	int id;
 
+	/* the caller may hold a locked page-cache folio: no fs recursion */
+	nofs = memalloc_nofs_save();
 	mutex_lock(&precache_create_mutex);
 	rcu_read_lock();
 	found = precache_fs_find(sb);
@@ -116,6 +120,7 @@ static void precache_fs_create(struct super_block *sb)
 	spin_unlock_irqrestore(&precache_fs_lock, flags);
 out:
 	mutex_unlock(&precache_create_mutex);
+	memalloc_nofs_restore(nofs);
 }
 
 /*
