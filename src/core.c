@@ -710,19 +710,29 @@ static struct tmem_pool *pool_lookup(int pool_id)
 	return xa_load(&tmem_pools, pool_id);
 }
 
-/* A put was refused: the handle's older page must not survive it. */
-static void put_refused(struct tmem_pool *p, struct tmem_bucket *b, u64 oid,
-			u32 index)
+/*
+ * Detach the page stored under a handle and free it.  Caller holds
+ * rcu_read_lock() and no tmem lock.  Return: whether a page was stored.
+ */
+static bool handle_drop(struct tmem_pool *p, u64 oid, u32 index)
 {
+	struct tmem_bucket *b = pool_bucket(p, oid);
 	unsigned long flags;
 	unsigned int size;
-	void *old;
+	void *item;
 
 	spin_lock_irqsave(&b->lock, flags);
-	old = handle_detach(p, b, oid, index, &size);
+	item = handle_detach(p, b, oid, index, &size);
 	spin_unlock_irqrestore(&b->lock, flags);
-	if (old)
-		item_free(p, old, size);
+	if (item)
+		item_free(p, item, size);
+	return item;
+}
+
+/* A put was refused: the handle's older page must not survive it. */
+static void put_refused(struct tmem_pool *p, u64 oid, u32 index)
+{
+	handle_drop(p, oid, index);
 	pool_stat_inc(p, TMEM_STAT_PUTS_REFUSED);
 }
 
@@ -803,7 +813,7 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 	return 0;
 
 refused:
-	put_refused(p, b, oid, index);
+	put_refused(p, oid, index);
 out:
 	rcu_read_unlock();
 	return ret;
@@ -860,29 +870,21 @@ EXPORT_SYMBOL_NS_GPL(tmem_get_page, TMEM);
 
 int tmem_flush_page(int pool_id, u64 oid, u32 index)
 {
-	struct tmem_bucket *b;
 	struct tmem_pool *p;
-	unsigned long flags;
-	unsigned int size;
-	void *item;
+	int ret = -EINVAL;
 
 	rcu_read_lock();
 	p = pool_lookup(pool_id);
-	if (!p) {
-		rcu_read_unlock();
-		return -EINVAL;
-	}
-	b = pool_bucket(p, oid);
-	spin_lock_irqsave(&b->lock, flags);
-	item = handle_detach(p, b, oid, index, &size);
-	spin_unlock_irqrestore(&b->lock, flags);
-	pool_stat_inc(p, TMEM_STAT_FLUSH_PAGES);
-	if (item) {
-		item_free(p, item, size);
-		pool_stat_inc(p, TMEM_STAT_FLUSHED);
+	if (p) {
+		pool_stat_inc(p, TMEM_STAT_FLUSH_PAGES);
+		ret = -ENOENT;
+		if (handle_drop(p, oid, index)) {
+			pool_stat_inc(p, TMEM_STAT_FLUSHED);
+			ret = 0;
+		}
 	}
 	rcu_read_unlock();
-	return item ? 0 : -ENOENT;
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(tmem_flush_page, TMEM);
 
