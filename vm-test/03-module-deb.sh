@@ -8,7 +8,7 @@ step "build tmem-dkms .deb"
 work="$CACHE/debbuild"
 rm -rf "$work"
 mkdir -p "$work/tmem" "$CACHE/deb"
-(cd "$REPO" && tar --exclude=.git -cf - debian dkms.conf src README.md Makefile) |
+(cd "$REPO" && tar --exclude=.git -cf - debian dkms.conf src kernel-patch README.md Makefile) |
 	tar -C "$work/tmem" -xf -
 (cd "$work/tmem" && dpkg-buildpackage -b -us -uc -tc) >"$work/build.log" 2>&1 ||
 	{ tail -30 "$work/build.log"; die "dpkg-buildpackage failed, log: $work/build.log"; }

@@ -74,11 +74,10 @@ in_cgroup() {
 sectors_read() { awk -v d="$(basename "$1")" '$3 == d {print $6}' /proc/diskstats; }
 sectors_written() { awk -v d="$(basename "$1")" '$3 == d {print $10}' /proc/diskstats; }
 
-# unload_tmem: the documented way to remove the module while swap is on:
-# stop new preswap puts, move every held page out, then rmmod (which is
-# refused with EBUSY while preswap holds pages).
+# unload_tmem: the packaged way to remove the module while swap is on:
+# /etc/modprobe.d/tmem.conf stops new preswap puts and moves every held
+# page out before the module goes (rmmod alone is refused while preswap
+# holds pages).
 unload_tmem() {
-	[ -w /proc/sys/vm/preswap_enabled ] && echo 0 >/proc/sys/vm/preswap_enabled
-	[ -w /proc/sys/vm/preswap ] && echo 0 >/proc/sys/vm/preswap
-	rmmod tmem
+	modprobe -r tmem && ! lsmod | grep -q '^tmem '
 }

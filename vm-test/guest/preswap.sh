@@ -87,6 +87,8 @@ test_preswap_store() {
 	local pid=$!
 	while [ ! -e /tmp/ready ]; do sleep 0.5; done
 	before=$(ps_held)
+	! rmmod tmem 2>/dev/null && lsmod | grep -q '^tmem '
+	ok $? "rmmod is refused while preswap holds $before pages"
 	echo 0 >/proc/sys/vm/preswap_enabled
 	echo 0 >/proc/sys/vm/preswap
 	ok $? "vm.preswap=0 while the workload holds $before pages in preswap"
