@@ -12,6 +12,9 @@
  * tmem_shrinker_destroy() and tmem_shrinker_priv().
  *
  * Sysctl handlers: 6.11 made the table argument const (TMEM_CTL_TABLE).
+ * Sysctl tables: 6.1 needs the empty entry that ends each table; from 6.11
+ * on register_sysctl() passes ARRAY_SIZE(table) and refuses an entry with
+ * no procname, so tmem_register_sysctl() leaves that last entry out there.
  *
  * Swap entry of a page in the swap cache: page_private() on 6.1 (set for
  * every subpage), page_swap_entry() from 6.6 on (folio->swap).
@@ -28,8 +31,11 @@
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #define TMEM_CTL_TABLE const struct ctl_table
+#define tmem_register_sysctl(path, table) \
+	register_sysctl_sz(path, table, ARRAY_SIZE(table) - 1)
 #else
 #define TMEM_CTL_TABLE struct ctl_table
+#define tmem_register_sysctl(path, table) register_sysctl(path, table)
 #endif
 
 static inline swp_entry_t tmem_page_swap_entry(struct page *page)

@@ -340,7 +340,7 @@ DEFINE_SHOW_ATTRIBUTE(precache);
 
 int precache_init(struct dentry *debugfs_root)
 {
-	precache_sysctl_header = register_sysctl("vm", precache_sysctls);
+	precache_sysctl_header = tmem_register_sysctl("vm", precache_sysctls);
 	if (!precache_sysctl_header)
 		return -ENOMEM;
 	debugfs_create_file("precache", 0444, debugfs_root, NULL,

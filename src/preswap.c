@@ -374,7 +374,7 @@ int preswap_init(struct dentry *debugfs_root)
 	preswap_pool = tmem_new_pool(NULL, TMEM_POOL_FLAGS(true), "preswap");
 	if (preswap_pool < 0)
 		return preswap_pool;
-	preswap_sysctl_header = register_sysctl("vm", preswap_sysctls);
+	preswap_sysctl_header = tmem_register_sysctl("vm", preswap_sysctls);
 	if (!preswap_sysctl_header) {
 		tmem_destroy_pool(preswap_pool);
 		return -ENOMEM;
