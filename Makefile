@@ -5,6 +5,7 @@
 #   make kernel     build the patched test kernel .debs (cached)
 #   make demo       the main job: build, boot a guest, install, run a workload
 #   make check      every test, in a QEMU guest; prints "N passed, N failed"
+#   make bench      no tmem vs zswap vs tmem in a guest; table, CSV, chart
 #   make checkpatch kernel style check of src/ and the kernel patch
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -32,7 +33,10 @@ demo:
 check:
 	bash vm-test/run.sh check
 
+bench:
+	bash vm-test/run.sh bench
+
 checkpatch:
 	bash vm-test/checkpatch.sh
 
-.PHONY: all modules clean deb kernel demo check checkpatch
+.PHONY: all modules clean deb kernel demo check bench checkpatch

@@ -11,6 +11,7 @@ PKGS=(
 	debootstrap e2fsprogs	# the guest root
 	qemu-system-x86 qemu-utils	# the guest
 	lintian	# package checks
+	gnuplot-nox	# the chart of make bench
 )
 
 step "host packages"

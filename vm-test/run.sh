@@ -1,11 +1,15 @@
 #!/bin/bash
 # The whole loop: host packages, kernel, module .deb, guest root, boot with
-# a mode (check = all tests, demo = the main job), summary. Each step can
-# also run alone. Results go to $TMEM_RESULTS (printed at the end).
+# a mode (check = all tests, demo = the main job, bench = benchmarks, then
+# 07-report.sh), summary. Each step can also run alone. Results go to
+# $TMEM_RESULTS (printed at the end).
 set -euo pipefail
 here=$(dirname "$0")
 mode=${1:-check}
 t0=$SECONDS
+# bench: the kernel without debug options, a smaller guest (the swap
+# workload is 2x its RAM), and a report (07-report.sh) after the summary
+[ "$mode" = bench ] && export KCONFIG=bench GUEST_MEM=${GUEST_MEM:-512}
 export TMEM_RESULTS=${TMEM_RESULTS:-${TMEM_CACHE:-/var/cache/tmem}/results/$mode-$(date +%Y%m%d-%H%M%S)}
 bash "$here/01-host-packages.sh"
 bash "$here/02-kernel.sh"
@@ -15,6 +19,7 @@ bash "$here/05-boot.sh" "$mode"
 rc=0
 bash "$here/06-summary.sh" | tee "$TMEM_RESULTS/summary.txt" || rc=1
 ln -sfn "$TMEM_RESULTS" "$(dirname "$TMEM_RESULTS")/latest"
+[ "$mode" = bench ] && { bash "$here/07-report.sh" || rc=1; }
 echo "==> $mode: $((SECONDS - t0)) s in all; results in $TMEM_RESULTS"
 # keep the "N passed, N failed" line last
 grep -E '^[0-9]+ passed, [0-9]+ failed' "$TMEM_RESULTS/summary.txt" 2>/dev/null || true
