@@ -1,0 +1,182 @@
+#!/bin/bash
+# Step 7 (make bench only): turn the result lines guest/bench.sh wrote into
+# $RESULTS/tap.log into
+#   bench.md        the table (also printed): per workload and configuration
+#                   the median wall time and its spread (min-max over the
+#                   runs), the ratio of the median to base's and to zswap's,
+#                   disk traffic, what the store held, the hit ratio; then
+#                   the core microbenchmark's medians
+#   bench.csv       the same table, machine-readable (raw sectors and bytes)
+#   bench-runs.csv  every run
+#   bench.png       chart (gnuplot): wall time relative to base with the
+#                   spread, and disk traffic, per workload and configuration
+. "$(dirname "$0")/lib.sh"
+
+tap="$RESULTS/tap.log"
+[ -f "$tap" ] || die "no tap.log in $RESULTS"
+grep -q '^# bench,' "$tap" || die "no benchmark results in $tap"
+step "benchmark report in $RESULTS"
+
+runs="$RESULTS/bench-runs.csv"
+csv="$RESULTS/bench.csv"
+md="$RESULTS/bench.md"
+png="$RESULTS/bench.png"
+dat="$RESULTS/bench-plot.dat"
+fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused
+
+{
+	echo "$fields"
+	sed -n 's/^# bench,//p' "$tap"
+} >"$runs"
+
+# Aggregate: one row per workload x configuration, in the order the
+# workloads first ran and in the order base, zswap, tmem.
+awk -F, -v csv="$csv" -v dat="$dat" '
+function median(s,    a, n, i, j, t) {
+	n = split(s, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	if (n == 0) return ""
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function lo(s,    a, n, i, m) {
+	n = split(s, a, " "); m = a[1]
+	for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]
+	return m
+}
+function hi(s,    a, n, i, m) {
+	n = split(s, a, " "); m = a[1]
+	for (i = 2; i <= n; i++) if (a[i] + 0 > m + 0) m = a[i]
+	return m
+}
+function ratio(a, b) { return (b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
+function mib(x) { return x == "" ? "-" : sprintf("%.1f", x / 1048576) }
+NR == 1 { next }
+{
+	w = $1; c = $2; k = w SUBSEP c
+	if (!(w in seen)) { seen[w] = 1; order[++nw] = w }
+	has[k] = 1; n[k]++
+	for (f = 4; f <= 11; f++) v[k, f] = v[k, f] " " $f
+}
+END {
+	print "workload,config,runs,wall_median_s,wall_min_s,wall_max_s,ratio_to_base,ratio_to_zswap,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused" >csv
+	print "| workload | config | runs | wall s, median | spread (min-max) | x base | x zswap | disk MiB read | disk MiB written | store peak pages | store peak MiB | hit ratio | puts | refused |"
+	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	nc = split("base zswap tmem", cfg, " ")
+	for (i = 1; i <= nw; i++) {
+		w = order[i]
+		bw = (w, "base") in has ? median(v[w, "base", 4]) : ""
+		zw = (w, "zswap") in has ? median(v[w, "zswap", 4]) : ""
+		line = w
+		for (j = 1; j <= nc; j++) {
+			c = cfg[j]; k = w SUBSEP c
+			if (!(k in has)) {
+				line = line "\tNaN\tNaN\tNaN\tNaN"
+				continue
+			}
+			m = median(v[k, 4]); l = lo(v[k, 4]); h = hi(v[k, 4])
+			sr = median(v[k, 5]); sw = median(v[k, 6])
+			sp = median(v[k, 7]); sb = median(v[k, 8])
+			hr = c == "base" ? "-" : median(v[k, 9])
+			if (hr != "-") hr = sprintf("%.3f", hr)
+			pu = median(v[k, 10]); rf = median(v[k, 11])
+			rb = (c == "base" || bw == "") ? (c == "base" ? "1.00" : "-") : ratio(m, bw)
+			rz = zw == "" ? "-" : ratio(m, zw)
+			printf "%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%d,%d,%d,%d,%s,%d,%d\n", w, c, n[k], m, l, h, rb, rz, sr, sw, sp, sb, hr, pu, rf >csv
+			printf "| %s | %s | %d | %.1f | %.1f-%.1f | %s | %s | %.1f | %.1f | %d | %s | %s | %d | %d |\n", w, c, n[k], m, l, h, rb, rz, sr / 2048, sw / 2048, sp, mib(sb), hr, pu, rf
+			if (bw != "" && bw + 0 > 0)
+				line = line sprintf("\t%.3f\t%.3f\t%.3f\t%.1f", m / bw, l / bw, h / bw, (sr + sw) / 2048)
+			else
+				line = line "\tNaN\tNaN\tNaN\tNaN"
+		}
+		if (w != "micro")
+			print line >dat
+	}
+}' "$runs" >"$RESULTS/bench-table.md"
+
+info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
+{
+	echo "# tmem benchmark: no tmem vs zswap vs tmem"
+	echo
+	echo "Run $(basename "$RESULTS"), guest: $(info guest)."
+	echo "Store limit: $(info limit)."
+	echo
+	echo "- swap: $(info swap); $(info mix | sed 's/^mixfill: //')"
+	echo "- sort: $(info sort)"
+	echo "- reread: $(info reread)"
+	echo "- micro: modprobe tmem_bench (the store alone; wall = the module's run)"
+	echo
+	echo "Configurations: base = swap disk only (reread: precache off); zswap = zswap on," \
+		"preswap off; tmem = preswap on, zswap off (reread: precache on)." \
+		"x base, x zswap: median wall time over the median of base / zswap (below 1 = faster)." \
+		"Disk = the swap disk (reread: the data disk), from /proc/diskstats." \
+		"Store peak: the most pages and memory tmem or zswap held (sampled each second)." \
+		"Hit ratio: swap-ins served by the store / all swap-ins (reread: page-cache misses served by precache)." \
+		"Puts, refused: pages offered to the store during a run and how many it refused (full)."
+	echo
+	cat "$RESULTS/bench-table.md"
+	if grep -q '^# micro,' "$tap"; then
+		echo
+		echo "Core microbenchmark (tmem_bench, RAM backend; median over the runs, ns per 4 KiB page):"
+		echo
+		echo "| pages stored | fill ns/put | memcpy ns | RAM backend ns | put ns | get ns |"
+		echo "|---:|---:|---:|---:|---:|---:|"
+		sed -n 's/^# micro,//p' "$tap" | awk -F, '
+		function median(s,    a, n, i, j, t) {
+			n = split(s, a, " ")
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		{
+			if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+			for (f = 3; f <= 7; f++) v[$2, f] = v[$2, f] " " $f
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				p = order[i]
+				printf "| %s |", p
+				for (f = 3; f <= 7; f++) printf " %.1f |", median(v[p, f])
+				printf "\n"
+			}
+		}'
+		threads=$(sed -n 's/^# micro-log,[0-9]*,tmem_bench: threads/threads/p' "$tap" | tail -n1)
+		[ -n "$threads" ] && { echo; echo "Last run: $threads."; }
+	fi
+	echo
+	echo "Files: bench.csv (this table), bench-runs.csv (every run), bench.png (chart)."
+} >"$md"
+rm -f "$RESULTS/bench-table.md"
+
+if command -v gnuplot >/dev/null && [ -s "$dat" ]; then
+	gnuplot <<EOF || echo "gnuplot failed: no chart"
+set terminal pngcairo size 1000,800 font "sans,10"
+set output "$png"
+set datafile separator "\t"
+set datafile missing "NaN"
+set multiplot layout 2,1 title "tmem bench ($(basename "$RESULTS")): base = no store, zswap, tmem"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.7 border -1
+set grid ytics
+set yrange [0:*]
+set key top left
+set ylabel "wall time / base (median, min-max)"
+plot "$dat" using 2:3:4:xtic(1) title "base", '' using 6:7:8 title "zswap", '' using 10:11:12 title "tmem"
+set style histogram clustered gap 1
+set ylabel "disk MiB read + written (median)"
+plot "$dat" using 5:xtic(1) title "base", '' using 9 title "zswap", '' using 13 title "tmem"
+unset multiplot
+EOF
+fi
+
+cat "$md"
+echo
+echo "table: $md"
+echo "csv:   $csv (every run: $runs)"
+[ -f "$png" ] && echo "chart: $png"
+step_done

@@ -1,0 +1,319 @@
+#!/bin/bash
+# `make bench` inside the guest: no tmem vs zswap vs tmem, side by side in
+# one boot, on the bench kernel (no debug options, zswap built in and off).
+#
+# Configurations (switched at run time, between runs):
+#   base   swap disk only: zswap off, tmem's preswap_enabled=0
+#          (for the re-read workload: precache_enabled=0)
+#   zswap  zswap on (lz4, zsmalloc, max_pool_percent = tmem's), preswap off
+#   tmem   zswap off, preswap on (for the re-read workload: precache on)
+# precache is off during the swap workloads, so they measure preswap alone.
+#
+# Workloads, each configuration BENCH_REPS times (default 3), interleaved:
+# round r runs every workload once per configuration, the configurations'
+# order rotated by r, so a slow phase of the host hits all of them alike.
+#   swap    mixfill: anonymous memory of 2x the guest's RAM, a mix of text,
+#           random and zero pages, written twice, every byte checked
+#   sort    GNU sort of a generated text file in a memory cgroup whose
+#           memory.max is below sort's working set; output checked against
+#           an unconstrained sort's checksum
+#   reread  a file set of 1.5x the memory available, read twice (the second
+#           time in another fixed order), every byte checked; precache off/on
+#   micro   modprobe tmem_bench: the store's put/get cost (kernel log table)
+#
+# Each run reports one line on fd 3 (read by vm-test/07-report.sh):
+#   # bench,WORKLOAD,CONFIG,REP,WALL_S,SECTORS_READ,SECTORS_WRITTEN,
+#           STORE_PAGES,STORE_BYTES,HIT_RATIO,STORE_PUTS,STORE_REFUSED
+# sectors are of the disk the workload pages to (swap disk; data disk for
+# reread); STORE_* are the peak pages and bytes held by tmem or zswap
+# (sampled every second) and the pages offered and refused during the run;
+# HIT_RATIO is the share of swap-ins (page-cache misses for reread) served
+# by the store, "-" for base. Each run is also a TAP line: completed with
+# its data intact. Knobs (kernel command line via GUEST_APPEND, passed to
+# init as environment): BENCH_REPS, BENCH_WORKLOADS.
+. /payload/guest/lib.sh
+
+DATA=/dev/vdc
+SWAP=/dev/vdd
+MNT=/mnt/data
+ZS=/sys/module/zswap/parameters
+P=/sys/module/tmem/parameters
+ZD=/sys/kernel/debug/zswap
+REPS=${BENCH_REPS:-3}
+WORKLOADS=${BENCH_WORKLOADS:-swap sort reread micro}
+SORT_MIB=${BENCH_SORT_MIB:-32}	# input; sort's working set is about 2.5x
+SORT_LIMIT=${BENCH_SORT_LIMIT:-32M}	# memory.max of its cgroup
+FILE_MIB=16	# size of each file of the re-read set
+
+info() { echo "# bench-info,$1,$2" >&3; log "$1: $2"; }
+result() { echo "# bench,$*" >&3; log "result: $*"; }
+
+vmstat() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
+zswap_stat() { cat "$ZD/$1" 2>/dev/null || echo 0; }
+zswap_refused() {
+	local f s=0
+	for f in pool_limit_hit reject_reclaim_fail reject_alloc_fail \
+		reject_kmemcache_fail reject_compress_poor; do
+		s=$((s + $(zswap_stat $f)))
+	done
+	echo $s
+}
+# tmem_stat NAME: a line of the store's stats
+tmem_stat() { awk -v k="$1" '$1 == k {print $2}' "$DBG/stats"; }
+# preswap COLUMN / precache COLUMN: summed over swap areas / filesystems
+preswap() {
+	local col
+	case $1 in puts) col=4 ;; refused) col=5 ;; gets) col=6 ;; misses) col=7 ;; esac
+	awk -v c=$col 'NR > 2 {s += $c} END {print s + 0}' "$DBG/preswap"
+}
+precache() {
+	local off
+	case $1 in puts) off=4 ;; refused) off=3 ;; hits) off=2 ;; misses) off=1 ;; esac
+	awk -v o=$off 'NR > 1 {s += $(NF - o)} END {print s + 0}' "$DBG/precache"
+}
+
+# store_now: pages and bytes tmem and zswap hold now (one of them is in use)
+store_now() {
+	echo $(($(tmem_stat pages) + $(zswap_stat stored_pages))) \
+		$(($(tmem_stat backend_bytes) + $(zswap_stat pool_total_size)))
+}
+
+# sampler FILE: the peak of store_now, written to FILE when stopped
+sampler() {
+	local mp=0 mb=0 p b
+	trap 'echo "$mp $mb" >"$1"; exit 0' TERM
+	while :; do
+		read -r p b < <(store_now)
+		[ "$p" -gt "$mp" ] && mp=$p
+		[ "$b" -gt "$mb" ] && mb=$b
+		sleep 1
+	done
+}
+
+# counters WORKLOAD CONFIG: "hits misses puts refused" now, for the store
+# the configuration uses
+counters() {
+	case $1/$2 in
+	reread/tmem) echo "$(precache hits) $(precache misses) $(precache puts) $(precache refused)" ;;
+	reread/*) echo "0 0 0 0" ;;
+	*/zswap) echo "$(vmstat zswpin) $(vmstat pswpin) $(vmstat zswpout) $(zswap_refused)" ;;
+	*/tmem) echo "$(preswap gets) $(vmstat pswpin) $(preswap puts) $(preswap refused)" ;;
+	*) echo "0 $(vmstat pswpin) 0 0" ;;
+	esac
+}
+
+# setp FILE 0|1: set a boolean module parameter and check that it took
+setp() {
+	local want=N
+	[ "$2" = 1 ] && want=Y
+	echo "$2" >"$1" && [ "$(cat "$1")" = $want ] && return 0
+	log "could not set $1 to $2 (reads $(cat "$1"))"
+	return 1
+}
+
+# set_config WORKLOAD CONFIG. tmem is switched by its module parameters,
+# which work on every kernel (see setup for the sysctls).
+set_config() {
+	local zswap=0 preswap=0 precache=0
+	case $1/$2 in
+	reread/tmem) precache=1 ;;
+	reread/*) ;;
+	*/zswap) zswap=1 ;;
+	*/tmem) preswap=1 ;;
+	esac
+	# precache off drops every precache pool: nothing from an earlier
+	# run survives into the next
+	setp $P/precache_enabled 0 && setp $ZS/enabled 0 &&
+		setp $P/preswap_enabled 0 &&
+		setp $ZS/enabled $zswap && setp $P/preswap_enabled $preswap &&
+		setp $P/precache_enabled $precache
+}
+
+# fresh_state: an empty swap area (slots allocated from the start again),
+# empty stores and no page cache, the same before every run
+fresh_state() {
+	swapoff $SWAP || return 1
+	local held zs
+	held=$(cat /proc/sys/vm/preswap) zs=$(zswap_stat stored_pages)
+	[ "$held" = 0 ] && [ "$zs" = 0 ] || log "store not empty after swapoff: preswap $held, zswap $zs"
+	swapon $SWAP || return 1
+	drop_caches
+	sleep 1
+}
+
+# one WORKLOAD CONFIG REP: run the workload once and report it
+one() {
+	local w=$1 c=$2 rep=$3 dev=$SWAP t0 t1 wall rc r0 w0 h0 m0 p0 f0 h1 m1 p1 f1 spid peak hit
+	[ "$w" = reread ] && dev=$DATA
+	set_config "$w" base && fresh_state && set_config "$w" "$c" ||
+		{ ok 1 "$w/$c run $rep: configuration set"; return; }
+	log "run $rep: $w, $c: zswap $(cat $ZS/enabled), preswap $(cat $P/preswap_enabled), precache $(cat $P/precache_enabled)"
+	sed 's/^/  /' $DBG/stats | tr '\n' ' '
+	echo
+	read -r h0 m0 p0 f0 < <(counters "$w" "$c")
+	r0=$(sectors_read $dev) w0=$(sectors_written $dev)
+	sampler /tmp/peak &
+	spid=$!
+	t0=$(date +%s.%N)
+	"run_$w" >/tmp/run.out 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	kill $spid
+	wait $spid
+	read -r h1 m1 p1 f1 < <(counters "$w" "$c")
+	read -r peak </tmp/peak
+	sed 's/^/  /' /tmp/run.out
+	hit=-
+	[ "$c" != base ] && [ "$w" != micro ] && hit=$(awk -v h=$((h1 - h0)) -v m=$((m1 - m0)) \
+		'BEGIN {printf "%.3f", h + m ? h / (h + m) : 0}')
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+	result "$w,$c,$rep,$wall,$(($(sectors_read $dev) - r0)),$(($(sectors_written $dev) - w0)),${peak// /,},$hit,$((p1 - p0)),$((f1 - f0))"
+	ok $rc "$w/$c run $rep completed, data intact: $(tail -n1 /tmp/run.out)"
+	set_config "$w" base || true
+}
+
+run_swap() {
+	$TOOLS/mixfill -m "$ANON_MIB" -g 2
+}
+
+run_sort() {
+	local sum
+	sum=$(in_cgroup bench "$SORT_LIMIT" sort -S 512M --parallel=1 -T $MNT/tmp $MNT/sort.in |
+		md5sum | cut -d' ' -f1)
+	echo "sort: output md5 $sum, expected $SORT_SUM"
+	[ "$sum" = "$SORT_SUM" ]
+}
+
+run_reread() {
+	local f i rc=0
+	for f in "${FILES[@]}" "${FILES2[@]}"; do
+		i=${f##*/f}
+		$TOOLS/mixfill -c "$f" -m $FILE_MIB -s "$i" || rc=1
+	done
+	echo "reread: ${#FILES[@]} files of $FILE_MIB MiB read twice, rc $rc"
+	return $rc
+}
+
+run_micro() {
+	dmesg -C
+	modprobe tmem_bench	# fails with "Operation canceled" by design
+	dmesg -t | grep '^tmem_bench:' | tee /tmp/micro.log
+	grep -q '^tmem_bench: done' /tmp/micro.log
+}
+
+micro_rows() { # micro_rows REP: the table of the last micro run, for the report
+	local rep=$1
+	sed "s/^/# micro-log,$rep,/" /tmp/micro.log >&3
+	awk -v r="$rep" '$2 ~ /^[0-9]+$/ && NF >= 8 {
+		printf "# micro,%s,%s,%s,%s,%s,%s,%s\n", r, $2, $3, $4, $5, $6, $8 }' /tmp/micro.log >&3
+}
+
+setup() {
+	cp /payload/tmem-dkms_*_all.deb /tmp/
+	run "apt install of the tmem-dkms package" \
+		apt-get install -y /tmp/tmem-dkms_*_all.deb >/tmp/apt.out 2>&1 ||
+		{ tail -20 /tmp/apt.out; return 1; }
+	run "modprobe tmem" modprobe tmem || return 1
+	[ -w $ZS/enabled ]
+	ok $? "zswap is built in (its parameters are in $ZS)" || return 1
+	# a bench, not a test: a task stalled by swapping under emulation is
+	# not a failure
+	echo 600 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
+	# vm.preswap_enabled and vm.precache_enabled use proc_dobool, which
+	# on 6.1 cannot store a bool (it handles an int vector of
+	# maxlen / sizeof(int) = 0 elements: a write fails with EINVAL, a
+	# read is empty); note it, and switch with the module parameters
+	local f err
+	for f in preswap_enabled precache_enabled; do
+		if ! err=$(sh -c "echo 1 >/proc/sys/vm/$f" 2>&1); then
+			info note "vm.$f refuses writes on this kernel (${err##*: }); the bench uses $P/$f"
+		fi
+	done
+
+	local pct
+	pct=$(cat $P/max_pool_percent)
+	echo 0 >$ZS/enabled
+	echo lz4 >$ZS/compressor
+	echo zsmalloc >$ZS/zpool
+	echo "$pct" >$ZS/max_pool_percent
+	[ "$(cat $ZS/compressor)" = lz4 ] && [ "$(cat $ZS/zpool)" = zsmalloc ] &&
+		[ "$(cat $ZS/max_pool_percent)" = "$pct" ]
+	ok $? "zswap set to lz4, zsmalloc, max_pool_percent $pct (tmem's max_pool_percent)" || return 1
+	info limit "tmem max_pool_percent $pct ($(tmem_stat max_pages) pages), zswap lz4 zsmalloc max_pool_percent $pct"
+
+	mkswap -q $SWAP >/dev/null && swapon $SWAP
+	ok $? "swap on $SWAP" || return 1
+	mkfs.ext4 -q -F $DATA && mkdir -p $MNT && mount $DATA $MNT && mkdir -p $MNT/tmp
+	ok $? "ext4 on $DATA" || return 1
+
+	ANON_MIB=$((2 * $(mem_total_mib)))
+	info guest "kernel $(uname -r), $(nproc) cpus, $(mem_total_mib) MiB RAM, swap $SWAP 2 GiB, $REPS runs each"
+	info mix "$($TOOLS/mixfill -n -m "$ANON_MIB")"
+	info swap "mixfill -m $ANON_MIB -g 2: ${ANON_MIB} MiB of anonymous memory (2x RAM), written twice, checked twice"
+
+	# sort input: lines of a random key and a few words, about 40 bytes
+	awk -v mib="$SORT_MIB" 'BEGIN {
+		srand(7); split("memory page kernel swap cache file data time", w)
+		while (n < mib * 1048576) {
+			l = sprintf("%08x %s %s %d", int(rand() * 4294967296),
+				w[int(rand() * 8) + 1], w[int(rand() * 8) + 1], int(rand() * 100000))
+			print l; n += length(l) + 1
+		}
+	}' >$MNT/sort.in
+	drop_caches
+	local t0
+	t0=$(date +%s)
+	SORT_SUM=$(sort -S 512M --parallel=1 -T $MNT/tmp $MNT/sort.in | md5sum | cut -d' ' -f1)
+	info sort "sort -S 512M of $SORT_MIB MiB ($(wc -l <$MNT/sort.in) lines) in a cgroup with memory.max $SORT_LIMIT; without the limit it takes $(($(date +%s) - t0)) s"
+
+	# re-read file set: 1.5x what is available now, 16 MiB files
+	local avail n i
+	avail=$(awk '/MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)
+	n=$(((avail * 3 / 2 + FILE_MIB - 1) / FILE_MIB))
+	FILES=() FILES2=()
+	for i in $(seq 1 $n); do
+		$TOOLS/mixfill -w $MNT/f$i -m $FILE_MIB -s "$i" || return 1
+		FILES+=("$MNT/f$i")
+	done
+	# second pass: a fixed shuffle, the same in every run
+	for i in $(seq 1 $n | awk 'BEGIN {srand(3)} {print rand(), $1}' | sort -n | cut -d' ' -f2); do
+		FILES2+=("$MNT/f$i")
+	done
+	sync
+	info reread "$n files of $FILE_MIB MiB ($((n * FILE_MIB)) MiB, 1.5x the $avail MiB available), read twice, second pass in a fixed shuffled order"
+}
+
+if ! setup; then
+	echo "# setup failed, no benchmark" >&3
+	echo "1..$T" >&3
+	exit 1
+fi
+
+t_all=$SECONDS
+for rep in $(seq 1 "$REPS"); do
+	for w in $WORKLOADS; do
+		case $w in
+		reread) configs=(base tmem) ;;
+		micro) configs=(tmem) ;;
+		*) configs=(base zswap tmem) ;;
+		esac
+		n=${#configs[@]}
+		for k in $(seq 0 $((n - 1))); do
+			c=${configs[$(((k + rep - 1) % n))]}
+			one "$w" "$c" "$rep"
+			[ "$w" = micro ] && micro_rows "$rep"
+		done
+	done
+	log "round $rep done after $((SECONDS - t_all)) s"
+done
+info runtime "$((SECONDS - t_all)) s for all runs"
+
+[ "$(preswap misses)" = 0 ]
+ok $? "no page held by preswap ever missed (get_misses $(preswap misses))"
+swapoff $SWAP
+umount $MNT
+unload_tmem
+ok $? "tmem unloads after the benchmark"
+echo "1..$T" >&3
+exit $FAILED
