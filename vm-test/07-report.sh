@@ -106,7 +106,8 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 	echo "- swap: $(info swap); $(info mix | sed 's/^mixfill: //')"
 	echo "- sort: $(info sort)"
 	echo "- reread: $(info reread)"
-	echo "- micro: modprobe tmem_bench (the store alone; wall = the module's run)"
+	echo "- micro: modprobe tmem_bench (the store alone; wall = the module's run; its store columns show the bench's private store)"
+	sed -n 's/^# bench-info,note,/- note: /p' "$tap"
 	echo
 	echo "Configurations: base = swap disk only (reread: precache off); zswap = zswap on," \
 		"preswap off; tmem = preswap on, zswap off (reread: precache on)." \
