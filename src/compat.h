@@ -16,6 +16,10 @@
  * on register_sysctl() passes ARRAY_SIZE(table) and refuses an entry with
  * no procname, so tmem_register_sysctl() leaves that last entry out there.
  *
+ * Boolean sysctls: 6.1's proc_dobool() walks the value as an int array and
+ * refuses a bool-sized one (fixed in 6.3); tmem_proc_bool() goes through an
+ * int limited to 0..1 on every version.
+ *
  * Swap entry of a page in the swap cache: page_private() on 6.1 (set for
  * every subpage), page_swap_entry() from 6.6 on (folio->swap).
  */
@@ -37,6 +41,27 @@
 #define TMEM_CTL_TABLE struct ctl_table
 #define tmem_register_sysctl(path, table) register_sysctl(path, table)
 #endif
+
+/*
+ * A 0/1 sysctl kept in a bool: reads *@val, or on a valid write stores the
+ * new value there (invalid input: -EINVAL and *@val unchanged).
+ */
+static inline int tmem_proc_bool(bool *val, int write, void *buffer,
+				 size_t *lenp, loff_t *ppos)
+{
+	int v = READ_ONCE(*val);
+	struct ctl_table t = {
+		.data = &v,
+		.maxlen = sizeof(v),
+		.extra1 = SYSCTL_ZERO,
+		.extra2 = SYSCTL_ONE,
+	};
+	int ret = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
+
+	if (!ret && write)
+		WRITE_ONCE(*val, v);
+	return ret;
+}
 
 static inline swp_entry_t tmem_page_swap_entry(struct page *page)
 {

@@ -305,8 +305,7 @@ static int precache_sysctl(TMEM_CTL_TABLE *table, int write, void *buffer,
 			   size_t *lenp, loff_t *ppos)
 {
 	bool on = READ_ONCE(precache_enabled);
-	struct ctl_table t = { .data = &on, .maxlen = sizeof(on) };
-	int ret = proc_dobool(&t, write, buffer, lenp, ppos);
+	int ret = tmem_proc_bool(&on, write, buffer, lenp, ppos);
 
 	if (ret || !write)
 		return ret;

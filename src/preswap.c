@@ -323,7 +323,7 @@ static int preswap_sysctl(TMEM_CTL_TABLE *table, int write,
 static int preswap_enabled_sysctl(TMEM_CTL_TABLE *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
-	return proc_dobool(table, write, buffer, lenp, ppos);
+	return tmem_proc_bool(&preswap_enabled, write, buffer, lenp, ppos);
 }
 
 static struct ctl_table preswap_sysctls[] = {
@@ -334,8 +334,6 @@ static struct ctl_table preswap_sysctls[] = {
 	},
 	{
 		.procname	= "preswap_enabled",
-		.data		= &preswap_enabled,
-		.maxlen		= sizeof(bool),
 		.mode		= 0644,
 		.proc_handler	= preswap_enabled_sysctl,
 	},
