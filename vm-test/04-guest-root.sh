@@ -6,7 +6,9 @@
 # cached image is never changed by a run.
 #
 # Cached in two layers: the base tree (key: package list + this script) and
-# the image (key: base + kernel .debs).
+# the image (key: base + kernel .debs). Runs for different kernels (test,
+# bench, another series) may overlap: each works in its own temporary tree,
+# and 05-boot.sh finds its image through current-$KSERIES-$KCONFIG.img.
 . "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=dkms,gcc,make,libc6-dev,libelf1,kmod,procps,e2fsprogs,util-linux,psmisc,stress-ng,fio,vmtouch,dosfstools
@@ -18,10 +20,14 @@ guest="$CACHE/guest"
 base="$guest/base-$base_key"
 image="$guest/root-$image_key.img"
 mkdir -p "$guest"
+# one 04 at a time: concurrent runs share the base tree
+exec 9>"$guest/.lock"
+flock 9
 
+link="$guest/current-$KSERIES-$KCONFIG.img"
 if [ -f "$image" ]; then
 	echo "==> guest root: cached in $image"
-	ln -sf "$image" "$guest/root.img"
+	ln -sfn "$image" "$link"
 	exit 0
 fi
 
@@ -55,7 +61,7 @@ fi
 [ -f "$kdir/stamp" ] || die "kernel .debs missing: run vm-test/02-kernel.sh first"
 
 step "install the kernel .debs into a copy of the base tree"
-tree="$guest/tree.tmp"
+tree="$guest/tree-$image_key.tmp"
 rm -rf "$tree"
 cp -a "$base" "$tree"
 mkdir -p "$tree/tmp/kdebs"
@@ -70,10 +76,11 @@ rm -rf "$tree/tmp/kdebs"
 step_done
 
 step "make the ext4 image"
-rm -f "$guest"/root-*.img
+# images of other inputs unused for two days go
+find "$guest" -maxdepth 1 -name 'root-*.img' -mtime +2 -delete
 truncate -s 4G "$image.tmp"
 mkfs.ext4 -q -F -L tmemroot -d "$tree" "$image.tmp"
 mv "$image.tmp" "$image"
 rm -rf "$tree"
-ln -sf "$image" "$guest/root.img"
+ln -sfn "$image" "$link"
 step_done

@@ -14,7 +14,7 @@ GUEST_MEM=${GUEST_MEM:-768}
 GUEST_CPUS=${GUEST_CPUS:-2}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-3600}
 kdir=$(KDEBS_DIR)
-root="$CACHE/guest/root.img"
+root="$CACHE/guest/current-$KSERIES-$KCONFIG.img"
 deb=$(ls "$CACHE"/deb/tmem-dkms_*_all.deb 2>/dev/null | head -n1)
 [ -f "$root" ] || die "no guest root: run 04-guest-root.sh"
 [ -n "$deb" ] || die "no tmem-dkms .deb: run 03-module-deb.sh"
