@@ -220,10 +220,11 @@ setup() {
 	# not a failure
 	echo 600 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
-	# vm.preswap_enabled and vm.precache_enabled use proc_dobool, which
-	# on 6.1 cannot store a bool (it handles an int vector of
-	# maxlen / sizeof(int) = 0 elements: a write fails with EINVAL, a
-	# read is empty); note it, and switch with the module parameters
+	# vm.preswap_enabled and vm.precache_enabled once used proc_dobool,
+	# which on 6.1 cannot store a bool (a write failed with EINVAL, and
+	# the first bench runs silently had preswap on in "base"). The bench
+	# switches the module parameters and reads each back; a sysctl that
+	# refuses writes is noted in the report.
 	local f err
 	for f in preswap_enabled precache_enabled; do
 		if ! err=$(sh -c "echo 1 >/proc/sys/vm/$f" 2>&1); then
