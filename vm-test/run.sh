@@ -8,8 +8,10 @@ here=$(dirname "$0")
 mode=${1:-check}
 t0=$SECONDS
 # bench: the kernel without debug options, a smaller guest (the swap
-# workload is 2x its RAM), and a report (07-report.sh) after the summary
-[ "$mode" = bench ] && export KCONFIG=bench GUEST_MEM=${GUEST_MEM:-512}
+# workload is 2x its RAM), more time, and a report (07-report.sh) after
+# the summary
+[ "$mode" = bench ] && export KCONFIG=bench GUEST_MEM=${GUEST_MEM:-384} \
+	GUEST_TIMEOUT=${GUEST_TIMEOUT:-5400}
 export TMEM_RESULTS=${TMEM_RESULTS:-${TMEM_CACHE:-/var/cache/tmem}/results/$mode-$(date +%Y%m%d-%H%M%S)}
 bash "$here/01-host-packages.sh"
 bash "$here/02-kernel.sh"
