@@ -163,6 +163,11 @@ one() {
 	read -r h1 m1 p1 f1 < <(counters "$w" "$c")
 	read -r peak </tmp/peak
 	sed 's/^/  /' /tmp/run.out
+	# for reading the console later: the stores' own counters
+	case $c in
+	zswap) log "zswap after: $(cd $ZD && grep . ./* | tr '\n' ' ')" ;;
+	tmem) log "tmem after: $(tr '\n' ' ' <$DBG/stats)" ;;
+	esac
 	hit=-
 	[ "$c" != base ] && [ "$w" != micro ] && hit=$(awk -v h=$((h1 - h0)) -v m=$((m1 - m0)) \
 		'BEGIN {printf "%.3f", h + m ? h / (h + m) : 0}')
