@@ -45,8 +45,11 @@ test_preswap_store() {
 	echo "# preswap: sectors written to the swap disk: off $w_off, on $w_on" >&3
 	[ "$(ps_total get_misses)" = 0 ]
 	ok $? "no held page ever missed in tmem (get_misses $(ps_total get_misses))"
-	[ "$(ps_held)" = 0 ]
-	ok $? "all slots freed: preswap holds 0 pages ($(ps_held))"
+	# slots of swap-cache pages are freed lazily, so some may still be held
+	local used
+	used=$(awk -v d=$SWAP '$1 == d {print int($4 / 4)}' /proc/swaps)
+	[ "$(ps_held)" -le "$used" ]
+	ok $? "preswap holds no more pages ($(ps_held)) than slots in use ($used)"
 
 	run "fork-shared pages pushed out with MADV_PAGEOUT, read by parent and child" \
 		$TOOLS/memcheck -m 64 -g 2 -p -f
@@ -99,6 +102,8 @@ test_preswap_store() {
 	ok $? "data moved out of preswap is intact: $(cat /tmp/mc.out)"
 	echo 1 >/proc/sys/vm/preswap_enabled
 	swapoff $SWAP
+	[ "$(ps_held)" = 0 ]
+	ok $? "after swapoff preswap holds 0 pages ($(ps_held))"
 }
 
 # Three areas with priorities (the disk, a swap file on ext4, zram), a
