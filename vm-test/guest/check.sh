@@ -171,7 +171,7 @@ test_unload_under_load() {
 		done
 	) >/tmp/fileload.out 2>&1 &
 	local fpid=$!
-	in_cgroup load 48M $TOOLS/memcheck -m 96 -g 4 >/tmp/memload.out 2>&1 &
+	$TOOLS/memcheck -m $(($(mem_total_mib) / 4)) -g 4 -p >/tmp/memload.out 2>&1 &
 	local mpid=$!
 	for i in $(seq 1 10); do
 		unload_tmem || rc=1
