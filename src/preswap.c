@@ -59,6 +59,8 @@
 
 #define SWIZ_BITS	8
 #define SWIZ_MASK	((1UL << SWIZ_BITS) - 1)
+/* passes over all areas in one shrink, while each makes progress */
+#define PRESWAP_SHRINK_PASSES	4
 
 struct preswap_area {
 	unsigned long *map;		/* bit per slot: data is in tmem */
@@ -263,13 +265,16 @@ int preswap_flush_area(unsigned int type)
  * tmem_preswap_writeback() in the kernel patch), so no data is lost; reclaim
  * writes it to the swap device later. New puts are refused meanwhile.
  */
-static int preswap_shrink(unsigned long target)
+/*
+ * One pass over every area: move held pages out, lowest slot first, until at
+ * most @target are held. Caller holds preswap_shrink_mutex. Returns 0, or
+ * the error that stopped the pass (-EINTR on a fatal signal).
+ */
+static int preswap_shrink_pass(unsigned long target)
 {
 	unsigned int type;
 	int err = 0;
 
-	mutex_lock(&preswap_shrink_mutex);
-	WRITE_ONCE(preswap_shrinking, true);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		struct preswap_area *area;
 		unsigned long offset = 0;
@@ -285,16 +290,43 @@ static int preswap_shrink(unsigned long target)
 				break;
 			}
 			rcu_read_unlock();
+			/* -EAGAIN/-ENOMEM: slot busy or no memory, try later */
 			err = tmem_preswap_writeback(type, offset);
 			if (err && err != -EAGAIN && err != -ENOMEM)
-				break;
+				return err;
 			offset++;
 			cond_resched();
-			if (fatal_signal_pending(current)) {
-				err = -EINTR;
-				break;
-			}
+			if (fatal_signal_pending(current))
+				return -EINTR;
 		}
+	}
+	return err;
+}
+
+/*
+ * Move pages out of tmem until at most @target are held. Each page is read
+ * back into the swap cache and dirtied before its tmem copy goes (see
+ * tmem_preswap_writeback() in the kernel patch), so no data is lost; reclaim
+ * writes it to the swap device later. New puts are refused meanwhile. A
+ * slot that was busy in one pass is tried again in the next, as long as
+ * passes make progress.
+ */
+static int preswap_shrink(unsigned long target)
+{
+	unsigned long before;
+	unsigned int pass;
+	int err = 0;
+
+	mutex_lock(&preswap_shrink_mutex);
+	WRITE_ONCE(preswap_shrinking, true);
+	for (pass = 0; pass < PRESWAP_SHRINK_PASSES; pass++) {
+		before = atomic_long_read(&preswap_held);
+		if (before <= target)
+			break;
+		err = preswap_shrink_pass(target);
+		if (err == -EINTR ||
+		    atomic_long_read(&preswap_held) >= before)
+			break;
 	}
 	WRITE_ONCE(preswap_shrinking, false);
 	mutex_unlock(&preswap_shrink_mutex);
