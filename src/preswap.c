@@ -34,6 +34,8 @@
  *       slot); stored pages are still served and flushed.
  *   vm.preswap: reading gives the pages held; writing N moves pages out
  *       until at most N are held. Invalid input is refused with -EINVAL.
+ *   /sys/kernel/debug/tmem/fail_preswap_put: fault attribute that makes
+ *       puts fail (tests only; needs CONFIG_FAULT_INJECTION_DEBUG_FS).
  *
  * Locking: area bitmaps are set up under the kernel's swapon_mutex (init
  * and flush_area hooks) and read under RCU by put/get/flush; bits change
@@ -50,7 +52,7 @@
 #include <linux/sysctl.h>
 #include <linux/seq_file.h>
 #include <linux/debugfs.h>
-#include <linux/error-injection.h>
+#include <linux/fault-inject.h>
 #include <linux/tmem.h>
 
 #include "hooks.h"
@@ -143,16 +145,45 @@ int preswap_init_area(unsigned int type, unsigned long pages)
 }
 
 /*
- * The store step of a put, on its own so that tests can make it fail:
- * echo preswap_store >/sys/kernel/debug/fail_function/inject
+ * Fault injection for tests: on kernels with CONFIG_FAULT_INJECTION_DEBUG_FS
+ * the standard fault attribute in /sys/kernel/debug/tmem/fail_preswap_put
+ * (probability, interval, times, ...) makes the store step of a put fail
+ * with -ENOSPC, as if tmem were full. Off (probability 0) by default; it
+ * logs nothing (verbose 0). Elsewhere it compiles away.
  */
-static noinline int preswap_store(unsigned int type, pgoff_t offset,
-				  struct page *page)
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static DECLARE_FAULT_ATTR(preswap_fail_put);
+
+static bool preswap_inject_failure(void)
 {
+	return should_fail(&preswap_fail_put, PAGE_SIZE);
+}
+
+static void preswap_fault_init(struct dentry *debugfs_root)
+{
+	preswap_fail_put.verbose = 0;
+	fault_create_debugfs_attr("fail_preswap_put", debugfs_root,
+				  &preswap_fail_put);
+}
+#else
+static bool preswap_inject_failure(void)
+{
+	return false;
+}
+
+static void preswap_fault_init(struct dentry *debugfs_root)
+{
+}
+#endif
+
+/* The store step of a put. Caller holds rcu_read_lock (area in use). */
+static int preswap_store(unsigned int type, pgoff_t offset, struct page *page)
+{
+	if (preswap_inject_failure())
+		return -ENOSPC;
 	return tmem_put_page(preswap_pool, preswap_object(type, offset),
 			     preswap_index(offset), page);
 }
-ALLOW_ERROR_INJECTION(preswap_store, ERRNO);
 
 int preswap_put(struct page *page)
 {
@@ -410,6 +441,7 @@ int preswap_init(struct dentry *debugfs_root)
 		return -ENOMEM;
 	}
 	debugfs_create_file("preswap", 0444, debugfs_root, NULL, &preswap_fops);
+	preswap_fault_init(debugfs_root);
 	return 0;
 }
 

@@ -58,10 +58,25 @@ test_preswap_store() {
 		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2 -H
 	echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
 
-	# Injected store failures (fail_function on preswap_store) passed once
-	# (data intact, refusals counted) but 6.1's fail_function kprobe path
-	# trips lockdep (get_random_u8 in int3 context), so it is not run here;
-	# an in-module fault attribute replaces it next.
+	# injected store failures while pages are rewritten and pushed out
+	# again: every third put fails (the module's own fault attribute), so
+	# duplicate puts are refused over held slots; a refused duplicate must
+	# leave no older copy behind, so every generation reads back its own
+	local fa=$DBG/fail_preswap_put r s
+	if [ -d $fa ]; then
+		echo 0 >$fa/verbose
+		echo -1 >$fa/times
+		echo 3 >$fa/interval
+		echo 100 >$fa/probability
+		r=$(ps_total put_refused) s=$(ps_total puts)
+		run "injected put failures (every 3rd) during 4 generations of rewrites: intact" \
+			$TOOLS/memcheck -m 64 -g 4 -p
+		echo 0 >$fa/probability
+		[ "$(ps_total put_refused)" -gt "$r" ] && [ "$(ps_total puts)" -gt "$s" ]
+		ok $? "puts were both refused ($r -> $(ps_total put_refused)) and stored ($s -> $(ps_total puts)) meanwhile"
+	else
+		ok 1 "fault attribute $fa exists"
+	fi
 
 	# vm.preswap: bad input changes nothing; 0 moves everything out while
 	# the workload runs, and no data is lost
