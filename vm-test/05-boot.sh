@@ -1,18 +1,25 @@
 #!/bin/bash
 # Step 5: boot the guest on the patched kernel and let it run a mode
-# (check or demo; see guest/<mode>.sh). Disks:
+# (check, demo or bench; see guest/<mode>.sh). Disks:
 #   vda  root image (snapshot=on: the cached image is never written)
 #   vdb  payload: the tmem-dkms .deb, guest/ scripts, test tools, the mode
 #   vdc  blank data disk       vdd  blank swap disk
 # Serial ports: ttyS0 = console -> console.log, ttyS1 = TAP -> tap.log.
-# QEMU uses TCG unless ACCEL=kvm; the run is bounded by GUEST_TIMEOUT.
+# QEMU uses TCG unless ACCEL=kvm; each boot is bounded by GUEST_TIMEOUT.
+#
+# The kernel upgrade (check mode, when UPGRADE_KSERIES names a built
+# kernel series, as run.sh arranges): the patched kernel .debs of that
+# series go into the payload (upgrade/), the root image is a writable copy,
+# and after check.sh has installed them with apt the host boots that
+# kernel on the same root disk (guest/upgrade.sh; console-upgrade.log,
+# tap-upgrade.log).
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-check}
 ACCEL=${ACCEL:-tcg}
 GUEST_MEM=${GUEST_MEM:-768}
 GUEST_CPUS=${GUEST_CPUS:-2}
-GUEST_TIMEOUT=${GUEST_TIMEOUT:-3600}
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-4500}
 kdir=$(KDEBS_DIR)
 root="$CACHE/guest/current-$KSERIES-$KCONFIG.img"
 deb=$(ls "$CACHE"/deb/tmem-dkms_*_all.deb 2>/dev/null | head -n1)
@@ -30,10 +37,25 @@ for t in "$VMTEST"/tools/*.c; do
 	gcc -O2 -Wall -Wextra -Werror -o "$payload/tools/$(basename "$t" .c)" "$t"
 done
 echo "$mode" >"$payload/mode"
-truncate -s 256M "$RESULTS/payload.img"
+upgrade=
+if [ "$mode" = check ] && [ -n "${UPGRADE_KSERIES:-}" ]; then
+	upgrade=$(KSERIES=$UPGRADE_KSERIES bash -c '. "$0/lib.sh"; KDEBS_DIR' "$VMTEST")
+	[ -f "$upgrade/stamp" ] || die "no $UPGRADE_KSERIES kernel: run KSERIES=$UPGRADE_KSERIES vm-test/02-kernel.sh"
+	mkdir -p "$payload/upgrade"
+	cp "$upgrade"/linux-image-*.deb "$upgrade"/linux-headers-*.deb "$payload/upgrade/"
+	if [ ! -f "$upgrade/vmlinuz" ]; then
+		dpkg-deb --fsys-tarfile "$upgrade"/linux-image-*.deb |
+			tar -xO --wildcards './boot/vmlinuz-*' >"$upgrade/vmlinuz"
+	fi
+	# both boots use one writable copy of the cached root image
+	cp --sparse=always "$root" "$RESULTS/root.img"
+	root="$RESULTS/root.img"
+	rootopt=
+else
+	rootopt=,snapshot=on
+fi
+truncate -s 512M "$RESULTS/payload.img"
 mkfs.ext4 -q -F -d "$payload" "$RESULTS/payload.img"
-truncate -s 2G "$RESULTS/data.img"
-truncate -s 2G "$RESULTS/swap.img"
 if [ ! -f "$kdir/vmlinuz" ]; then
 	dpkg-deb --fsys-tarfile "$kdir"/linux-image-*.deb |
 		tar -xO --wildcards './boot/vmlinuz-*' >"$kdir/vmlinuz"
@@ -46,19 +68,40 @@ tcg) accel=(-accel tcg,thread=multi) ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
 
-step "boot ($ACCEL, ${GUEST_CPUS} cpus, ${GUEST_MEM} MiB, timeout ${GUEST_TIMEOUT} s); console: $RESULTS/console.log"
-rc=0
-timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-x86_64 \
-	"${accel[@]}" -machine q35 -smp "$GUEST_CPUS" -m "$GUEST_MEM" \
-	-kernel "$kdir/vmlinuz" \
-	-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic ${GUEST_APPEND:-}" \
-	-drive "file=$root,if=virtio,format=raw,snapshot=on" \
-	-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
-	-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe" \
-	-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe" \
-	-serial "file:$RESULTS/console.log" -serial "file:$RESULTS/tap.log" \
-	-display none -monitor none -nic none -no-reboot </dev/null || rc=$?
+# boot KERNEL NAME: one boot on KERNEL; NAME.log is its console, and
+# tap.log / tap-NAME.log its TAP stream. Sets rc to QEMU's exit code.
+boot() {
+	local kernel=$1 name=$2 tap=tap.log
+	[ "$name" = console ] || tap=tap-${name#console-}.log
+	step "boot $(basename "$kernel") ($ACCEL, ${GUEST_CPUS} cpus, ${GUEST_MEM} MiB, timeout ${GUEST_TIMEOUT} s); console: $RESULTS/$name.log"
+	# fresh data and swap disks for each boot
+	rm -f "$RESULTS/data.img" "$RESULTS/swap.img"
+	truncate -s 2G "$RESULTS/data.img"
+	truncate -s 2G "$RESULTS/swap.img"
+	rc=0
+	timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-x86_64 \
+		"${accel[@]}" -machine q35 -smp "$GUEST_CPUS" -m "$GUEST_MEM" \
+		-kernel "$kernel" \
+		-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic ${GUEST_APPEND:-}" \
+		-drive "file=$root,if=virtio,format=raw$rootopt" \
+		-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
+		-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe" \
+		-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe" \
+		-serial "file:$RESULTS/$name.log" -serial "file:$RESULTS/$tap" \
+		-display none -monitor none -nic none -no-reboot </dev/null || rc=$?
+	[ "$rc" = 124 ] && echo "guest TIMED OUT after $GUEST_TIMEOUT s"
+	step_done
+}
+
+boot "$kdir/vmlinuz" console
 echo "$rc" >"$RESULTS/qemu.rc"
-[ "$rc" = 124 ] && echo "guest TIMED OUT after $GUEST_TIMEOUT s"
-rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img"
-step_done
+if [ -n "$upgrade" ]; then
+	# the second boot runs only if the first one asked for it (check.sh
+	# installed the new kernel); otherwise the summary reports it missing
+	touch "$RESULTS/upgrade-expected"
+	if grep -q "^ok .* - /boot/vmlinuz-.* is installed" "$RESULTS/tap.log" 2>/dev/null; then
+		boot "$upgrade/vmlinuz" console-upgrade
+		echo "$rc" >"$RESULTS/qemu-upgrade.rc"
+	fi
+fi
+rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img" "$RESULTS/root.img"

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Step 6: read what the guest reported. Counts TAP lines from tap.log, and
+# Step 6: read what the guest reported. Counts TAP lines from tap.log (and
+# tap-upgrade.log of the second boot of a check with a kernel upgrade), and
 # fails the run when the guest timed out, when no test ran, or when the
 # serial console shows a kernel report: BUG: (KASAN and KFENCE reports
 # start so), WARNING:, Oops, Call Trace, a lockdep report, INFO: (hung
@@ -8,30 +9,43 @@
 # reports. Last line: "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
-tap="$RESULTS/tap.log"
-console="$RESULTS/console.log"
-[ -f "$tap" ] || die "no TAP output in $RESULTS"
+# one boot per TAP stream: tap.log, and tap-upgrade.log for the boot on the
+# upgraded kernel when the run expected one
+stages=(tap)
+[ -f "$RESULTS/upgrade-expected" ] && stages+=(tap-upgrade)
+[ -f "$RESULTS/tap.log" ] || die "no TAP output in $RESULTS"
 
-passed=$(grep -c '^ok ' "$tap" || true)
-failed=$(grep -c '^not ok ' "$tap" || true)
-echo "--- results in $RESULTS"
-grep -E '^(not )?ok |^# ' "$tap" | sed 's/^/  /'
-
-extra=0
+passed=0 failed=0 extra=0
 report_re='BUG:|WARNING:|Oops|Call Trace|general protection fault|KASAN:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|INFO: |unreferenced object|Kernel panic|KFENCE:'
-if grep -Eq "$report_re" "$console"; then
-	echo "kernel reports in the serial console:"
-	grep -En "$report_re" "$console" | head -20 | sed 's/^/  /'
-	extra=$((extra + 1))
-fi
-if [ "$(cat "$RESULTS/qemu.rc" 2>/dev/null)" = 124 ]; then
-	echo "the guest timed out"
-	extra=$((extra + 1))
-fi
-if ! grep -q '^# guest .* finished' "$tap"; then
-	echo "the guest did not finish its run"
-	extra=$((extra + 1))
-fi
+echo "--- results in $RESULTS"
+for st in "${stages[@]}"; do
+	tap="$RESULTS/$st.log"
+	name=${st#tap}
+	console="$RESULTS/console$name.log"
+	rcfile="$RESULTS/qemu$name.rc"
+	[ "$st" = tap ] || echo "  --- boot on the upgraded kernel"
+	if [ ! -f "$tap" ]; then
+		echo "no TAP output from the boot $st"
+		extra=$((extra + 1))
+		continue
+	fi
+	passed=$((passed + $(grep -c '^ok ' "$tap" || true)))
+	failed=$((failed + $(grep -c '^not ok ' "$tap" || true)))
+	grep -E '^(not )?ok |^# ' "$tap" | sed 's/^/  /'
+	if grep -Eq "$report_re" "$console"; then
+		echo "kernel reports in the serial console $console:"
+		grep -En "$report_re" "$console" | head -20 | sed 's/^/  /'
+		extra=$((extra + 1))
+	fi
+	if [ "$(cat "$rcfile" 2>/dev/null)" = 124 ]; then
+		echo "the guest timed out ($st)"
+		extra=$((extra + 1))
+	fi
+	if ! grep -q '^# guest .* finished' "$tap"; then
+		echo "the guest did not finish its run ($st)"
+		extra=$((extra + 1))
+	fi
+done
 if [ $((passed + failed)) = 0 ]; then
 	echo "no test ran"
 	extra=$((extra + 1))

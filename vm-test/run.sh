@@ -13,8 +13,17 @@ t0=$SECONDS
 [ "$mode" = bench ] && export KCONFIG=bench GUEST_MEM=${GUEST_MEM:-384} \
 	GUEST_TIMEOUT=${GUEST_TIMEOUT:-5400}
 export TMEM_RESULTS=${TMEM_RESULTS:-${TMEM_CACHE:-/var/cache/tmem}/results/$mode-$(date +%Y%m%d-%H%M%S)}
+# check also proves the kernel upgrade: the guest moves from the patched
+# 6.1 to the patched 6.12 with apt and dkms (UPGRADE_KSERIES= skips it)
+if [ "$mode" = check ] && [ "${KSERIES:-6.1}" = 6.1 ]; then
+	export UPGRADE_KSERIES=${UPGRADE_KSERIES-6.12}
+else
+	export UPGRADE_KSERIES=
+fi
 bash "$here/01-host-packages.sh"
+[ -n "$UPGRADE_KSERIES" ] && KSERIES=$UPGRADE_KSERIES bash "$here/01-host-packages.sh"
 bash "$here/02-kernel.sh"
+[ -n "$UPGRADE_KSERIES" ] && KSERIES=$UPGRADE_KSERIES bash "$here/02-kernel.sh"
 bash "$here/03-module-deb.sh"
 bash "$here/04-guest-root.sh"
 bash "$here/05-boot.sh" "$mode"

@@ -206,6 +206,33 @@ test_kmemleak() {
 	ok $? "kmemleak: no leak from tmem ($ours from tmem, $all in all)"
 }
 
+# The kernel upgrade, first half (vm-test/05-boot.sh puts the patched
+# next-series kernel's .debs in /payload/upgrade): apt installs its image
+# and headers, dkms builds tmem for it by itself, and the guest is told to
+# run upgrade.sh on the next boot, which the host starts on that kernel.
+test_upgrade_install() {
+	local debs=(/payload/upgrade/linux-image-*.deb /payload/upgrade/linux-headers-*.deb)
+	local new
+	[ -f "${debs[0]}" ] || return 0
+	new=$(dpkg-deb -f "${debs[0]}" Package)
+	new=${new#linux-image-}
+	run "apt install of the $new kernel image and headers" \
+		apt-get install -y "${debs[@]}"
+	log "$(dkms status)"
+	dkms status tmem | grep -q "$new.*: installed"
+	ok $? "dkms built and installed tmem for $new by itself"
+	dkms status tmem | grep -q "$(uname -r).*: installed"
+	ok $? "and tmem stays installed for the running $(uname -r)"
+	[ -f "/boot/vmlinuz-$new" ]
+	ok $? "/boot/vmlinuz-$new is installed (the host boots it next)"
+	mkdir -p /var/lib/tmem-test
+	echo "$new" >/var/lib/tmem-test/expect-kernel
+	echo upgrade >/var/lib/tmem-test/next-mode
+}
+
+# check.sh can be sourced for its test functions (upgrade.sh does)
+[ "${TMEM_CHECK_FUNCTIONS_ONLY:-0}" = 1 ] && return 0
+
 test_install
 lsmod | grep -q '^tmem ' || { echo "# module not loaded, stopping" >&3; exit 1; }
 test_kunit
@@ -219,5 +246,6 @@ test_reload_with_swap_on
 test_unload_under_load
 test_final_unload
 test_kmemleak
+test_upgrade_install
 echo "1..$T" >&3
 exit $FAILED

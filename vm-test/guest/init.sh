@@ -22,6 +22,13 @@ mount -o remount,rw /
 hostname tmem-guest
 
 mode=$(cat /payload/mode)
+# a run that spans two boots (check, then upgrade on the new kernel) leaves
+# the mode of the next boot on the root disk
+next=/var/lib/tmem-test/next-mode
+if [ -f $next ]; then
+	mode=$(cat $next)
+	rm -f $next
+fi
 exec 3>/dev/ttyS1
 echo "# tmem guest: kernel $(uname -r), mode $mode, $(nproc) cpus, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
 bash "/payload/guest/$mode.sh"
