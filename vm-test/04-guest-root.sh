@@ -9,13 +9,27 @@
 # the image (key: base + kernel .debs). Runs for different kernels (test,
 # bench, another series) may overlap: each works in its own temporary tree,
 # and 05-boot.sh finds its image through current-$KSERIES-$KCONFIG.img.
+#
+# KCONFIG=debian makes the image of a machine whose kernel lacks the hooks:
+# Debian's own linux-image-amd64 and linux-headers-amd64 (with
+# initramfs-tools) installed from the mirror with apt; its vmlinuz and
+# initrd are kept next to the image (current-$KSERIES-debian.boot/) for
+# 05-boot.sh. The key follows the versions the mirror offers.
 . "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=dkms,gcc,make,libc6-dev,libelf1,kmod,procps,e2fsprogs,util-linux,psmisc,stress-ng,fio,vmtouch,dosfstools
+DEBIAN_KPKGS="linux-image-amd64 linux-headers-amd64 initramfs-tools"
 MIRROR=$(debian_mirror)
-base_key=$(printf '%s\n' "$GUEST_PKGS" "$(cat "$0")" | sha256sum | cut -c1-16)
-kdir=$(KDEBS_DIR)
-image_key=$(printf '%s\n' "$base_key" "$(kernel_key)" | sha256sum | cut -c1-16)
+base_key=$(printf '%s\n' "$GUEST_PKGS" "$(sed -n '/^if \[ ! -f "$base\/.stamp" \]/,/^fi/p' "$0")" |
+	sha256sum | cut -c1-16)
+if [ "$KCONFIG" = debian ]; then
+	# shellcheck disable=SC2086
+	image_key=$(printf '%s\n' "$base_key" debian \
+		"$(apt-cache policy $DEBIAN_KPKGS | grep Candidate)" | sha256sum | cut -c1-16)
+else
+	kdir=$(KDEBS_DIR)
+	image_key=$(printf '%s\n' "$base_key" "$(kernel_key)" | sha256sum | cut -c1-16)
+fi
 guest="$CACHE/guest"
 base="$guest/base-$base_key"
 image="$guest/root-$image_key.img"
@@ -28,6 +42,7 @@ link="$guest/current-$KSERIES-$KCONFIG.img"
 if [ -f "$image" ]; then
 	echo "==> guest root: cached in $image"
 	ln -sfn "$image" "$link"
+	[ "$KCONFIG" = debian ] && ln -sfn "$image.boot" "${link%.img}.boot"
 	exit 0
 fi
 
@@ -58,22 +73,43 @@ INIT
 fi
 # BASE_ONLY=1: prepare the base tree only (it needs no kernel).
 [ "${BASE_ONLY:-0}" = 1 ] && exit 0
-[ -f "$kdir/stamp" ] || die "kernel .debs missing: run vm-test/02-kernel.sh first"
-
-step "install the kernel .debs into a copy of the base tree"
 tree="$guest/tree-$image_key.tmp"
-rm -rf "$tree"
-cp -a "$base" "$tree"
-mkdir -p "$tree/tmp/kdebs"
-cp "$kdir"/linux-image-*.deb "$kdir"/linux-headers-*.deb "$tree/tmp/kdebs/"
-mount -t proc proc "$tree/proc"
-trap 'umount "$tree/proc" 2>/dev/null || true' EXIT
-chroot "$tree" sh -c 'dpkg -i /tmp/kdebs/*.deb' >"$guest/kernel-install.log" 2>&1 ||
-	{ tail -20 "$guest/kernel-install.log"; die "installing the kernel .debs failed"; }
-umount "$tree/proc"
-trap - EXIT
-rm -rf "$tree/tmp/kdebs"
-step_done
+if [ "$KCONFIG" = debian ]; then
+	step "install Debian's own kernel ($DEBIAN_KPKGS) into a copy of the base tree"
+	rm -rf "$tree" "$image.boot"
+	cp -a "$base" "$tree"
+	cp /etc/resolv.conf "$tree/etc/resolv.conf" 2>/dev/null || true
+	mount -t proc proc "$tree/proc"
+	trap 'umount "$tree/proc" 2>/dev/null || true' EXIT
+	# shellcheck disable=SC2086
+	chroot "$tree" sh -c "apt-get update && apt-get install -y --no-install-recommends $DEBIAN_KPKGS" \
+		>"$guest/kernel-install-debian.log" 2>&1 ||
+		{ tail -20 "$guest/kernel-install-debian.log"; die "installing Debian's kernel failed"; }
+	umount "$tree/proc"
+	trap - EXIT
+	rm -f "$tree/etc/resolv.conf"
+	chroot "$tree" apt-get clean
+	mkdir -p "$image.boot"
+	cp "$tree"/boot/vmlinuz-* "$image.boot/vmlinuz"
+	cp "$tree"/boot/initrd.img-* "$image.boot/initrd.img" ||
+		die "Debian's kernel came without an initrd"
+	step_done
+else
+	[ -f "$kdir/stamp" ] || die "kernel .debs missing: run vm-test/02-kernel.sh first"
+	step "install the kernel .debs into a copy of the base tree"
+	rm -rf "$tree"
+	cp -a "$base" "$tree"
+	mkdir -p "$tree/tmp/kdebs"
+	cp "$kdir"/linux-image-*.deb "$kdir"/linux-headers-*.deb "$tree/tmp/kdebs/"
+	mount -t proc proc "$tree/proc"
+	trap 'umount "$tree/proc" 2>/dev/null || true' EXIT
+	chroot "$tree" sh -c 'dpkg -i /tmp/kdebs/*.deb' >"$guest/kernel-install.log" 2>&1 ||
+		{ tail -20 "$guest/kernel-install.log"; die "installing the kernel .debs failed"; }
+	umount "$tree/proc"
+	trap - EXIT
+	rm -rf "$tree/tmp/kdebs"
+	step_done
+fi
 
 step "make the ext4 image"
 # images of other inputs unused for two days go
@@ -83,4 +119,5 @@ mkfs.ext4 -q -F -L tmemroot -d "$tree" "$image.tmp"
 mv "$image.tmp" "$image"
 rm -rf "$tree"
 ln -sfn "$image" "$link"
+[ "$KCONFIG" = debian ] && ln -sfn "$image.boot" "${link%.img}.boot"
 step_done

@@ -12,7 +12,8 @@
 # series go into the payload (upgrade/), the root image is a writable copy,
 # and after check.sh has installed them with apt the host boots that
 # kernel on the same root disk (guest/upgrade.sh; console-upgrade.log,
-# tap-upgrade.log).
+# tap-upgrade.log). And with UNPATCHED_KCONFIG=debian a third boot, on
+# Debian's own kernel without the hooks (guest/unpatched.sh).
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-check}
@@ -68,10 +69,13 @@ tcg) accel=(-accel tcg,thread=multi) ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
 
-# boot KERNEL NAME: one boot on KERNEL; NAME.log is its console, and
-# tap.log / tap-NAME.log its TAP stream. Sets rc to QEMU's exit code.
+# boot KERNEL NAME ROOT ROOTOPT [INITRD [APPEND]]: one boot on KERNEL;
+# NAME.log is its console, and tap.log / tap-NAME.log its TAP stream. Sets
+# rc to QEMU's exit code.
 boot() {
-	local kernel=$1 name=$2 tap=tap.log
+	local kernel=$1 name=$2 root=$3 rootopt=$4 initrd=${5:-} append=${6:-} tap=tap.log
+	local initrd_opt=()
+	[ -n "$initrd" ] && initrd_opt=(-initrd "$initrd")
 	[ "$name" = console ] || tap=tap-${name#console-}.log
 	step "boot $(basename "$kernel") ($ACCEL, ${GUEST_CPUS} cpus, ${GUEST_MEM} MiB, timeout ${GUEST_TIMEOUT} s); console: $RESULTS/$name.log"
 	# fresh data and swap disks for each boot
@@ -81,8 +85,8 @@ boot() {
 	rc=0
 	timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-x86_64 \
 		"${accel[@]}" -machine q35 -smp "$GUEST_CPUS" -m "$GUEST_MEM" \
-		-kernel "$kernel" \
-		-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic ${GUEST_APPEND:-}" \
+		-kernel "$kernel" "${initrd_opt[@]}" \
+		-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic $append ${GUEST_APPEND:-}" \
 		-drive "file=$root,if=virtio,format=raw$rootopt" \
 		-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
 		-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe" \
@@ -93,15 +97,28 @@ boot() {
 	step_done
 }
 
-boot "$kdir/vmlinuz" console
+boot "$kdir/vmlinuz" console "$root" "$rootopt"
 echo "$rc" >"$RESULTS/qemu.rc"
 if [ -n "$upgrade" ]; then
 	# the second boot runs only if the first one asked for it (check.sh
 	# installed the new kernel); otherwise the summary reports it missing
-	touch "$RESULTS/upgrade-expected"
+	touch "$RESULTS/expect-upgrade"
 	if grep -q "^ok .* - /boot/vmlinuz-.* is installed" "$RESULTS/tap.log" 2>/dev/null; then
-		boot "$upgrade/vmlinuz" console-upgrade
+		boot "$upgrade/vmlinuz" console-upgrade "$root" "$rootopt"
 		echo "$rc" >"$RESULTS/qemu-upgrade.rc"
 	fi
+fi
+if [ "$mode" = check ] && [ -n "${UNPATCHED_KCONFIG:-}" ]; then
+	# a machine whose kernel lacks the hooks (Debian's own, from
+	# 04-guest-root.sh with KCONFIG=debian): installing the package must
+	# succeed there, dkms skipping the build with a clear message
+	touch "$RESULTS/expect-unpatched"
+	uroot="$CACHE/guest/current-$KSERIES-$UNPATCHED_KCONFIG.img"
+	uboot="$CACHE/guest/current-$KSERIES-$UNPATCHED_KCONFIG.boot"
+	[ -f "$uroot" ] && [ -f "$uboot/vmlinuz" ] ||
+		die "no guest image with Debian's kernel: run KCONFIG=debian vm-test/04-guest-root.sh"
+	GUEST_TIMEOUT=${UNPATCHED_TIMEOUT:-1200} boot "$uboot/vmlinuz" console-unpatched \
+		"$uroot" ,snapshot=on "$uboot/initrd.img" tmem_mode=unpatched
+	echo "$rc" >"$RESULTS/qemu-unpatched.rc"
 fi
 rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img" "$RESULTS/root.img"

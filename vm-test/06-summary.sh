@@ -1,6 +1,6 @@
 #!/bin/bash
 # Step 6: read what the guest reported. Counts TAP lines from tap.log (and
-# tap-upgrade.log of the second boot of a check with a kernel upgrade), and
+# tap-upgrade.log, tap-unpatched.log of the further boots of a check), and
 # fails the run when the guest timed out, when no test ran, or when the
 # serial console shows a kernel report: BUG: (KASAN and KFENCE reports
 # start so), WARNING:, Oops, Call Trace, a lockdep report, INFO: (hung
@@ -9,10 +9,12 @@
 # reports. Last line: "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
-# one boot per TAP stream: tap.log, and tap-upgrade.log for the boot on the
-# upgraded kernel when the run expected one
+# one boot per TAP stream: tap.log, and tap-upgrade.log (the boot on the
+# upgraded kernel) and tap-unpatched.log (Debian's kernel) when the run
+# expected them
 stages=(tap)
-[ -f "$RESULTS/upgrade-expected" ] && stages+=(tap-upgrade)
+[ -f "$RESULTS/expect-upgrade" ] && stages+=(tap-upgrade)
+[ -f "$RESULTS/expect-unpatched" ] && stages+=(tap-unpatched)
 [ -f "$RESULTS/tap.log" ] || die "no TAP output in $RESULTS"
 
 passed=0 failed=0 extra=0
@@ -23,7 +25,7 @@ for st in "${stages[@]}"; do
 	name=${st#tap}
 	console="$RESULTS/console$name.log"
 	rcfile="$RESULTS/qemu$name.rc"
-	[ "$st" = tap ] || echo "  --- boot on the upgraded kernel"
+	[ "$st" = tap ] || echo "  --- boot: ${st#tap-}"
 	if [ ! -f "$tap" ]; then
 		echo "no TAP output from the boot $st"
 		extra=$((extra + 1))

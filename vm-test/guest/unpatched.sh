@@ -1,0 +1,35 @@
+#!/bin/bash
+# A machine whose kernel lacks the tmem hooks: Debian's own linux-image-amd64
+# with its headers. Installing tmem-dkms there must succeed; dkms skips the
+# build for that kernel (BUILD_EXCLUSIVE_CONFIG=CONFIG_TMEM) and says why;
+# nothing is loaded; removing the package is clean.
+. /payload/guest/lib.sh
+
+k=$(uname -r)
+cfg=/lib/modules/$k/build/.config
+
+[ -f "$cfg" ] && ! grep -q '^CONFIG_TMEM=y' "$cfg"
+ok $? "running Debian's own kernel $k, whose headers' .config lacks CONFIG_TMEM"
+
+cp /payload/tmem-dkms_*_all.deb /tmp/
+log "run: apt-get install -y /tmp/tmem-dkms_*_all.deb"
+apt-get install -y /tmp/tmem-dkms_*_all.deb >/tmp/apt.out 2>&1
+rc=$?
+cat /tmp/apt.out
+ok $rc "apt install of tmem-dkms succeeds on a kernel without the hooks"
+grep -q "BUILD_EXCLUSIVE directive which does not match this kernel" /tmp/apt.out &&
+	grep -q "Skipped" /tmp/apt.out
+ok $? "dkms says it skipped the build for $k, and why (BUILD_EXCLUSIVE)"
+log "$(dkms status)"
+! dkms status tmem -k "$k" | grep -q 'installed'
+ok $? "dkms status: tmem not installed for $k ($(dkms status tmem -k "$k"))"
+[ -z "$(find /lib/modules -name 'tmem*.ko*')" ] && ! modprobe -n tmem 2>/dev/null
+ok $? "no tmem module for modprobe to find"
+[ -r /usr/share/doc/tmem-dkms/README.Debian ] &&
+	ls /usr/share/tmem-dkms/kernel-patch/*.patch >/dev/null
+ok $? "the package still ships its README.Debian and the kernel patches"
+run "apt remove tmem-dkms" apt-get remove -y tmem-dkms
+[ -z "$(dkms status tmem)" ]
+ok $? "dkms no longer lists tmem"
+echo "1..$T" >&3
+exit $FAILED
