@@ -16,8 +16,10 @@ test_install() {
 	cp /payload/tmem-dkms_*_all.deb /tmp/
 	run "apt install of the tmem-dkms package" \
 		apt-get install -y /tmp/tmem-dkms_*_all.deb
-	log "$(dkms status)"
-	dkms status tmem | grep -q "$(uname -r).*: installed"
+	local st
+	st=$(dkms status tmem)
+	log "$st"
+	grep -q "$(uname -r).*: installed" <<<"$st"
 	ok $? "dkms status shows tmem installed for $(uname -r)"
 	run "modprobe tmem" modprobe tmem
 	[ -r $DBG/hooks ]
@@ -218,10 +220,12 @@ test_upgrade_install() {
 	new=${new#linux-image-}
 	run "apt install of the $new kernel image and headers" \
 		apt-get install -y "${debs[@]}"
-	log "$(dkms status)"
-	dkms status tmem | grep -q "$new.*: installed"
+	local st
+	st=$(dkms status tmem)
+	log "$st"
+	grep -q "$new.*: installed" <<<"$st"
 	ok $? "dkms built and installed tmem for $new by itself"
-	dkms status tmem | grep -q "$(uname -r).*: installed"
+	grep -q "$(uname -r).*: installed" <<<"$st"
 	ok $? "and tmem stays installed for the running $(uname -r)"
 	[ -f "/boot/vmlinuz-$new" ]
 	ok $? "/boot/vmlinuz-$new is installed (the host boots it next)"

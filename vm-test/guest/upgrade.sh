@@ -13,8 +13,10 @@ test_upgraded_kernel() {
 	want=$(cat /var/lib/tmem-test/expect-kernel 2>/dev/null)
 	[ -n "$want" ] && [ "$(uname -r)" = "$want" ]
 	ok $? "booted the kernel installed by the upgrade ($(uname -r), expected ${want:-?})"
-	log "$(dkms status)"
-	[ "$(dkms status tmem | grep -c ': installed')" -ge 2 ]
+	local st
+	st=$(dkms status tmem)
+	log "$st"
+	[ "$(grep -c ': installed' <<<"$st")" -ge 2 ]
 	ok $? "dkms status lists tmem for both kernels"
 	run "modprobe tmem on $(uname -r)" modprobe tmem || return 1
 	[ -r $DBG/hooks ]
