@@ -23,13 +23,16 @@
 #
 # Each run reports one line on fd 3 (read by vm-test/07-report.sh):
 #   # bench,WORKLOAD,CONFIG,REP,WALL_S,SECTORS_READ,SECTORS_WRITTEN,
-#           STORE_PAGES,STORE_BYTES,HIT_RATIO,STORE_PUTS,STORE_REFUSED
+#           STORE_PAGES,STORE_BYTES,HIT_RATIO,STORE_PUTS,STORE_REFUSED,STATUS
 # sectors are of the disk the workload pages to (swap disk; data disk for
 # reread); STORE_* are the peak pages and bytes held by tmem or zswap
 # (sampled every second) and the pages offered and refused during the run;
 # HIT_RATIO is the share of swap-ins (page-cache misses for reread) served
-# by the store, "-" for base. Each run is also a TAP line: completed with
-# its data intact. Knobs (kernel command line via GUEST_APPEND, passed to
+# by the store, "-" for base; STATUS is ok, killed (the kernel's OOM killer
+# ended the workload: no result, but no wrong data either) or failed. Each
+# run is also a TAP line: not ok only when a workload returned wrong data
+# or failed otherwise; an OOM kill is reported, and the report leaves the
+# run out of the medians. Knobs (kernel command line via GUEST_APPEND, passed to
 # init as environment): BENCH_REPS, BENCH_WORKLOADS.
 . /payload/guest/lib.sh
 
@@ -143,7 +146,7 @@ fresh_state() {
 
 # one WORKLOAD CONFIG REP: run the workload once and report it
 one() {
-	local w=$1 c=$2 rep=$3 dev=$SWAP t0 t1 wall rc r0 w0 h0 m0 p0 f0 h1 m1 p1 f1 spid peak hit
+	local w=$1 c=$2 rep=$3 dev=$SWAP t0 t1 wall rc oom0 status r0 w0 h0 m0 p0 f0 h1 m1 p1 f1 spid peak hit
 	[ "$w" = reread ] && dev=$DATA
 	set_config "$w" base && fresh_state && set_config "$w" "$c" ||
 		{ ok 1 "$w/$c run $rep: configuration set"; return; }
@@ -154,10 +157,16 @@ one() {
 	r0=$(sectors_read $dev) w0=$(sectors_written $dev)
 	sampler /tmp/peak &
 	spid=$!
+	oom0=$(vmstat oom_kill)
 	t0=$(date +%s.%N)
 	"run_$w" >/tmp/run.out 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
+	status=ok
+	[ $rc = 0 ] || status=failed
+	# killed: an OOM kill during the run, and no output that is wrong
+	[ $rc != 0 ] && [ "$(vmstat oom_kill)" != "$oom0" ] && grep -q '^killed' /tmp/run.out &&
+		status=killed
 	kill $spid
 	wait $spid
 	read -r h1 m1 p1 f1 < <(counters "$w" "$c")
@@ -172,8 +181,12 @@ one() {
 	[ "$c" != base ] && [ "$w" != micro ] && hit=$(awk -v h=$((h1 - h0)) -v m=$((m1 - m0)) \
 		'BEGIN {printf "%.3f", h + m ? h / (h + m) : 0}')
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
-	result "$w,$c,$rep,$wall,$(($(sectors_read $dev) - r0)),$(($(sectors_written $dev) - w0)),${peak// /,},$hit,$((p1 - p0)),$((f1 - f0))"
-	ok $rc "$w/$c run $rep completed, data intact: $(tail -n1 /tmp/run.out)"
+	result "$w,$c,$rep,$wall,$(($(sectors_read $dev) - r0)),$(($(sectors_written $dev) - w0)),${peak// /,},$hit,$((p1 - p0)),$((f1 - f0)),$status"
+	if [ $status = killed ]; then
+		ok 0 "$w/$c run $rep: OOM-killed, no result (no wrong data): $(tail -n1 /tmp/run.out)"
+	else
+		ok $rc "$w/$c run $rep completed, data intact: $(tail -n1 /tmp/run.out)"
+	fi
 	set_config "$w" base || true
 }
 
@@ -181,12 +194,25 @@ run_swap() {
 	$TOOLS/mixfill -m "$ANON_MIB" -g 2
 }
 
+# sort_in LIMIT: sort the input in the cgroup; prints the output's md5,
+# then "rc N" of sort
+sort_in() {
+	local rc
+	{ in_cgroup bench "$1" sort -S 512M --parallel=1 -T $MNT/tmp $MNT/sort.in
+	  echo $? >/tmp/sort.rc; } | md5sum | cut -d' ' -f1
+	read -r rc </tmp/sort.rc
+	echo "rc $rc"
+}
+
 run_sort() {
-	local sum
-	sum=$(in_cgroup bench "$SORT_LIMIT" sort -S 512M --parallel=1 -T $MNT/tmp $MNT/sort.in |
-		md5sum | cut -d' ' -f1)
-	echo "sort: output md5 $sum, expected $SORT_SUM"
-	[ "$sum" = "$SORT_SUM" ]
+	local sum rc
+	{ read -r sum; read -r _ rc; } < <(sort_in "$SORT_LIMIT")
+	if [ "$rc" = 137 ]; then
+		echo "killed: sort was killed (signal 9), output discarded"
+		return 1
+	fi
+	echo "sort: exit $rc, output md5 $sum, expected $SORT_SUM"
+	[ "$rc" = 0 ] && [ "$sum" = "$SORT_SUM" ]
 }
 
 run_reread() {
@@ -270,8 +296,11 @@ setup() {
 	drop_caches
 	local t0
 	t0=$(date +%s)
-	SORT_SUM=$(sort -S 512M --parallel=1 -T $MNT/tmp $MNT/sort.in | md5sum | cut -d' ' -f1)
-	info sort "sort -S 512M of $SORT_MIB MiB ($(wc -l <$MNT/sort.in) lines) in a cgroup with memory.max $SORT_LIMIT; without the limit it takes $(($(date +%s) - t0)) s"
+	# the reference: the same sort in the same cgroup without a limit
+	local peak=/sys/fs/cgroup/bench/memory.peak rc
+	{ read -r SORT_SUM; read -r _ rc; } < <(sort_in max)
+	[ "$rc" = 0 ] || return 1
+	info sort "sort -S 512M of $SORT_MIB MiB ($(wc -l <$MNT/sort.in) lines) in a cgroup with memory.max $SORT_LIMIT; without the limit it takes $(($(date +%s) - t0)) s and the cgroup's peak is $(($(cat $peak 2>/dev/null || echo 0) >> 20)) MiB (input file pages included)"
 
 	# re-read file set: 1.5x what is available now, 16 MiB files
 	local avail n i

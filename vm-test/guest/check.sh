@@ -26,6 +26,11 @@ test_install() {
 	ok $? "hook counters in $DBG/hooks"
 	modinfo tmem | grep -q '^version:'
 	ok $? "modinfo tmem shows a version"
+	local np nd
+	np=$(modinfo -F parmtype tmem | wc -l)
+	nd=$(modinfo -F parm tmem | grep -c '^[a-z_]*:..')
+	[ "$np" -ge 4 ] && [ "$np" = "$nd" ]
+	ok $? "modinfo tmem documents every parameter ($nd described of $np)"
 }
 
 # The core's KUnit suite runs when tmem_kunit is loaded; each case becomes
