@@ -7,7 +7,8 @@
 #                   disk traffic, what the store held, the hit ratio; then
 #                   the core microbenchmark's medians
 #   bench.csv       the same table, machine-readable (raw sectors and bytes)
-#   bench-runs.csv  every run
+#   bench-runs.csv  every run (status: ok, failed, or killed = ended by
+#                   the OOM killer; killed runs are left out of the table)
 #   bench.png       chart (gnuplot): wall time relative to base with the
 #                   spread, and disk traffic, per workload and configuration
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,7 @@ csv="$RESULTS/bench.csv"
 md="$RESULTS/bench.md"
 png="$RESULTS/bench.png"
 dat="$RESULTS/bench-plot.dat"
-fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused
+fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused,status
 
 {
 	echo "$fields"
@@ -54,6 +55,8 @@ function hi(s,    a, n, i, m) {
 function ratio(a, b) { return (b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
 function mib(x) { return x == "" ? "-" : sprintf("%.1f", x / 1048576) }
 NR == 1 { next }
+# a run the OOM killer ended has no result: left out of the medians
+$12 != "" && $12 != "ok" && $12 != "failed" { next }
 {
 	w = $1; c = $2; k = w SUBSEP c
 	if (!(w in seen)) { seen[w] = 1; order[++nw] = w }
