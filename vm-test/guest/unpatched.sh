@@ -24,7 +24,9 @@ st=$(dkms status tmem)
 log "$st"
 ! grep -q "$k.*installed" <<<"$st"
 ok $? "dkms status: tmem not installed for $k ($st)"
-[ -z "$(find /lib/modules -name 'tmem*.ko*')" ] && ! modprobe -n tmem 2>/dev/null
+grep -q "tmem-dkms: kernel $k lacks the tmem hooks" /tmp/apt.out
+ok $? "the package names $k as lacking the hooks and points to README.Debian"
+[ -z "$(find /lib/modules -name 'tmem*.ko*')" ] && ! modinfo tmem >/dev/null 2>&1
 ok $? "no tmem module for modprobe to find"
 [ -r /usr/share/doc/tmem-dkms/README.Debian ] &&
 	ls /usr/share/tmem-dkms/kernel-patch/*.patch >/dev/null
