@@ -12,6 +12,18 @@ SWAP=/dev/vdd
 MNT=/mnt/data
 mkdir -p $MNT
 
+# no_build_warnings KERNEL: dkms's log of its last build (the one for
+# KERNEL) shows the compiler and modpost had nothing to warn about
+no_build_warnings() {
+	local l n
+	l=$(ls /var/lib/dkms/tmem/*/build/make.log 2>/dev/null | head -n1)
+	[ -f "$l" ] || { ok 1 "dkms build log for $1"; return; }
+	n=$(grep -ciE 'warning:|error:' "$l")
+	[ "$n" = 0 ] || grep -iE 'warning:|error:' "$l" | head -20
+	[ "$n" = 0 ]
+	ok $? "tmem builds for $1 without warnings ($n in $l)"
+}
+
 test_install() {
 	cp /payload/tmem-dkms_*_all.deb /tmp/
 	run "apt install of the tmem-dkms package" \
@@ -21,6 +33,7 @@ test_install() {
 	log "$st"
 	grep -q "$(uname -r).*: installed" <<<"$st"
 	ok $? "dkms status shows tmem installed for $(uname -r)"
+	no_build_warnings "$(uname -r)"
 	run "modprobe tmem" modprobe tmem
 	[ -r $DBG/hooks ]
 	ok $? "hook counters in $DBG/hooks"
@@ -230,6 +243,7 @@ test_upgrade_install() {
 	log "$st"
 	grep -q "$new.*: installed" <<<"$st"
 	ok $? "dkms built and installed tmem for $new by itself"
+	no_build_warnings "$new"
 	grep -q "$(uname -r).*: installed" <<<"$st"
 	ok $? "and tmem stays installed for the running $(uname -r)"
 	[ -f "/boot/vmlinuz-$new" ]
