@@ -12,11 +12,11 @@ SWAP=/dev/vdd
 MNT=/mnt/data
 mkdir -p $MNT
 
-# no_build_warnings KERNEL: dkms's log of its last build (the one for
-# KERNEL) shows the compiler and modpost had nothing to warn about
+# no_build_warnings KERNEL: dkms's log of its build for KERNEL shows the
+# compiler and modpost had nothing to warn about
 no_build_warnings() {
 	local l n
-	l=$(ls /var/lib/dkms/tmem/*/build/make.log 2>/dev/null | head -n1)
+	l=$(ls /var/lib/dkms/tmem/*/"$1"/*/log/make.log 2>/dev/null | head -n1)
 	[ -f "$l" ] || { ok 1 "dkms build log for $1"; return; }
 	n=$(grep -ciE 'warning:|error:' "$l")
 	[ "$n" = 0 ] || grep -iE 'warning:|error:' "$l" | head -20
