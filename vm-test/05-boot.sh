@@ -5,7 +5,8 @@
 #   vdb  payload: the tmem-dkms .deb, guest/ scripts, test tools, the mode
 #   vdc  blank data disk       vdd  blank swap disk
 # Serial ports: ttyS0 = console -> console.log, ttyS1 = TAP -> tap.log.
-# QEMU uses TCG unless ACCEL=kvm; each boot is bounded by GUEST_TIMEOUT.
+# QEMU uses TCG unless ACCEL=kvm; each boot is bounded by GUEST_TIMEOUT,
+# and one that stalls before init for BOOT_STALL seconds is restarted.
 #
 # The kernel upgrade (check mode, when UPGRADE_KSERIES names a built
 # kernel series, as run.sh arranges): the patched kernel .debs of that
@@ -21,6 +22,7 @@ ACCEL=${ACCEL:-tcg}
 GUEST_MEM=${GUEST_MEM:-768}
 GUEST_CPUS=${GUEST_CPUS:-2}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-4500}
+BOOT_STALL=${BOOT_STALL:-420}
 kdir=$(KDEBS_DIR)
 root="$CACHE/guest/current-$KSERIES-$KCONFIG.img"
 deb=$(ls "$CACHE"/deb/tmem-dkms_*_all.deb 2>/dev/null | head -n1)
@@ -82,18 +84,43 @@ boot() {
 	rm -f "$RESULTS/data.img" "$RESULTS/swap.img"
 	truncate -s 2G "$RESULTS/data.img"
 	truncate -s 2G "$RESULTS/swap.img"
-	rc=0
-	timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-x86_64 \
-		"${accel[@]}" -machine q35 -smp "$GUEST_CPUS" -m "$GUEST_MEM" \
-		-kernel "$kernel" "${initrd_opt[@]}" \
-		-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic $append ${GUEST_APPEND:-}" \
-		-drive "file=$root,if=virtio,format=raw$rootopt" \
-		-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
-		-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe" \
-		-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe" \
-		-serial "file:$RESULTS/$name.log" -serial "file:$RESULTS/$tap" \
-		-display none -monitor none -nic none -no-reboot </dev/null || rc=$?
+	local try waited qpid
+	for try in 1 2 3; do
+		rc=0
+		timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-x86_64 \
+			"${accel[@]}" -machine q35 -smp "$GUEST_CPUS" -m "$GUEST_MEM" \
+			-kernel "$kernel" "${initrd_opt[@]}" \
+			-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic $append ${GUEST_APPEND:-}" \
+			-drive "file=$root,if=virtio,format=raw$rootopt" \
+			-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
+			-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe" \
+			-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe" \
+			-serial "file:$RESULTS/$name.log" -serial "file:$RESULTS/$tap" \
+			-display none -monitor none -nic none -no-reboot </dev/null &
+		qpid=$!
+		# Under TCG a boot now and then hangs before init (seen: bringing up
+		# the second CPU), before anything is written to the disks: such a
+		# boot is killed after BOOT_STALL seconds without the guest's first
+		# line and started again, at most three times in all.
+		waited=0
+		while kill -0 $qpid 2>/dev/null &&
+			! grep -q '# tmem guest: kernel' "$RESULTS/$name.log" 2>/dev/null; do
+			if [ $waited -ge "$BOOT_STALL" ]; then
+				echo "guest stalled before init for $BOOT_STALL s (try $try): restarting it"
+				kill $qpid 2>/dev/null || true
+				wait $qpid || true
+				mv "$RESULTS/$name.log" "$RESULTS/$name.stalled-$try.txt"
+				rc=stalled
+				continue 2
+			fi
+			sleep 5
+			waited=$((waited + 5))
+		done
+		wait $qpid || rc=$?
+		break
+	done
 	[ "$rc" = 124 ] && echo "guest TIMED OUT after $GUEST_TIMEOUT s"
+	[ "$rc" = stalled ] && echo "guest stalled before init three times"
 	step_done
 }
 
