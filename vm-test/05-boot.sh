@@ -13,7 +13,7 @@
 # series go into the payload (upgrade/), the root image is a writable copy,
 # and after check.sh has installed them with apt the host boots that
 # kernel on the same root disk (guest/upgrade.sh; console-upgrade.log,
-# tap-upgrade.log). And with UNPATCHED_KCONFIG=debian a third boot, on
+# tap-upgrade.log). And with UNPATCHED_KCONFIG=debian another boot, on
 # Debian's own kernel without the hooks (guest/unpatched.sh).
 . "$(dirname "$0")/lib.sh"
 
