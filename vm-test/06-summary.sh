@@ -33,8 +33,8 @@ for st in "${stages[@]}"; do
 	fi
 	passed=$((passed + $(grep -c '^ok ' "$tap" || true)))
 	failed=$((failed + $(grep -c '^not ok ' "$tap" || true)))
-	grep -E '^(not )?ok |^# ' "$tap" | sed 's/^/  /'
-	if grep -Eq "$report_re" "$console"; then
+	grep -E '^(not )?ok |^# ' "$tap" | sed 's/^/  /' || true
+	if grep -Eqs "$report_re" "$console"; then
 		echo "kernel reports in the serial console $console:"
 		grep -En "$report_re" "$console" | head -20 | sed 's/^/  /'
 		extra=$((extra + 1))
