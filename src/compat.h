@@ -33,7 +33,10 @@
 #include <linux/swap.h>
 #include <linux/swapops.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+/* the only version test: true on kernels from a.b.c on */
+#define TMEM_KERNEL_SINCE(a, b, c) (LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, c))
+
+#if TMEM_KERNEL_SINCE(6, 11, 0)
 #define TMEM_CTL_TABLE const struct ctl_table
 #define tmem_register_sysctl(path, table) \
 	register_sysctl_sz(path, table, ARRAY_SIZE(table) - 1)
@@ -65,7 +68,7 @@ static inline int tmem_proc_bool(bool *val, int write, void *buffer,
 
 static inline swp_entry_t tmem_page_swap_entry(struct page *page)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if TMEM_KERNEL_SINCE(6, 6, 0)
 	return page_swap_entry(page);
 #else
 	swp_entry_t entry = { .val = page_private(page) };
@@ -77,7 +80,7 @@ static inline swp_entry_t tmem_page_swap_entry(struct page *page)
 typedef unsigned long (*tmem_shrink_fn)(struct shrinker *,
 					 struct shrink_control *);
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#if TMEM_KERNEL_SINCE(6, 7, 0)
 
 static inline struct shrinker *
 tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, void *priv,
