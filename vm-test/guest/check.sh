@@ -24,6 +24,14 @@ no_build_warnings() {
 	ok $? "tmem builds for $1 without warnings ($n in $l)"
 }
 
+# dkms_built STATUS KERNEL DESCRIPTION: `dkms status` output STATUS has tmem
+# installed for KERNEL (the test DESCRIPTION), and that build had no warnings
+dkms_built() {
+	grep -q "$2.*: installed" <<<"$1"
+	ok $? "$3"
+	no_build_warnings "$2"
+}
+
 test_install() {
 	cp /payload/tmem-dkms_*_all.deb /tmp/
 	run "apt install of the tmem-dkms package" \
@@ -31,9 +39,7 @@ test_install() {
 	local st
 	st=$(dkms status tmem)
 	log "$st"
-	grep -q "$(uname -r).*: installed" <<<"$st"
-	ok $? "dkms status shows tmem installed for $(uname -r)"
-	no_build_warnings "$(uname -r)"
+	dkms_built "$st" "$(uname -r)" "dkms status shows tmem installed for $(uname -r)"
 	run "modprobe tmem" modprobe tmem
 	[ -r $DBG/hooks ]
 	ok $? "hook counters in $DBG/hooks"
@@ -244,9 +250,7 @@ test_upgrade_install() {
 	local st
 	st=$(dkms status tmem)
 	log "$st"
-	grep -q "$new.*: installed" <<<"$st"
-	ok $? "dkms built and installed tmem for $new by itself"
-	no_build_warnings "$new"
+	dkms_built "$st" "$new" "dkms built and installed tmem for $new by itself"
 	grep -q "$(uname -r).*: installed" <<<"$st"
 	ok $? "and tmem stays installed for the running $(uname -r)"
 	[ -f "/boot/vmlinuz-$new" ]
