@@ -40,6 +40,9 @@ for t in "$VMTEST"/tools/*.c; do
 	gcc -O2 -Wall -Wextra -Werror -o "$payload/tools/$(basename "$t" .c)" "$t"
 done
 echo "$mode" >"$payload/mode"
+# CHECK_TESTS="test_kunit test_upgrade_install": check.sh runs only these
+# (after test_install); the summary says it was a subset
+[ -n "${CHECK_TESTS:-}" ] && echo "$CHECK_TESTS" >"$payload/check-tests"
 upgrade=
 if [ "$mode" = check ] && [ -n "${UPGRADE_KSERIES:-}" ]; then
 	upgrade=$(KSERIES=$UPGRADE_KSERIES bash -c '. "$0/lib.sh"; KDEBS_DIR' "$VMTEST")

@@ -3,7 +3,8 @@
 # tap-upgrade.log, tap-unpatched.log of the further boots of a check), and
 # fails the run when the guest timed out, when no test ran, or when the
 # serial console shows a kernel report: BUG: (KASAN and KFENCE reports
-# start so), WARNING:, Oops, Call Trace, a lockdep report, INFO: (hung
+# start so), WARNING:, Oops, Call Trace (except in an OOM kill's report), a
+# lockdep report, INFO: (hung
 # task, RCU stall, lockdep), kmemleak, or a panic. Boot banners such as
 # "RCU lockdep checking is enabled" or "kfence: initialized" are not
 # reports. Last line: "N passed, N failed".
@@ -19,6 +20,15 @@ stages=(tap)
 
 passed=0 failed=0 extra=0
 report_re='BUG:|WARNING:|Oops|Call Trace|general protection fault|KASAN:|possible circular locking|possible recursive locking|inconsistent lock state|DEBUG_LOCKS_WARN_ON|INFO: |unreferenced object|Kernel panic|KFENCE:'
+# reports CONSOLE: its lines that are kernel reports, numbered. The stack
+# dump in an OOM kill's report ("... invoked oom-killer:", the "Call Trace:"
+# a few lines on) is the OOM killer at work, not a kernel defect; a workload
+# it kills is caught by its own test (check) or counted as killed (bench).
+reports() {
+	[ -f "$1" ] || return 0
+	awk -v re="$report_re" '/invoked oom-killer/ { oom = NR }
+		$0 ~ re && !(/Call Trace:/ && oom && NR - oom < 8) { print NR ": " $0 }' "$1"
+}
 echo "--- results in $RESULTS"
 for st in "${stages[@]}"; do
 	tap="$RESULTS/$st.log"
@@ -34,9 +44,10 @@ for st in "${stages[@]}"; do
 	passed=$((passed + $(grep -c '^ok ' "$tap" || true)))
 	failed=$((failed + $(grep -c '^not ok ' "$tap" || true)))
 	grep -E '^(not )?ok |^# ' "$tap" | sed 's/^/  /' || true
-	if grep -Eqs "$report_re" "$console"; then
+	r=$(reports "$console")
+	if [ -n "$r" ]; then
 		echo "kernel reports in the serial console $console:"
-		grep -En "$report_re" "$console" | head -20 | sed 's/^/  /'
+		head -20 <<<"$r" | sed 's/^/  /'
 		extra=$((extra + 1))
 	fi
 	if [ "$(cat "$rcfile" 2>/dev/null)" = 124 ]; then

@@ -13,8 +13,10 @@
 #                   spread, and disk traffic, per workload and configuration
 . "$(dirname "$0")/lib.sh"
 
-tap="$RESULTS/tap.log"
-[ -f "$tap" ] || die "no tap.log in $RESULTS"
+[ -f "$RESULTS/tap.log" ] || die "no tap.log in $RESULTS"
+# the TAP stream comes through a serial port: its lines end in CR LF
+tap="$RESULTS/tap.txt"
+tr -d '\r' <"$RESULTS/tap.log" >"$tap"
 grep -q '^# bench,' "$tap" || die "no benchmark results in $tap"
 step "benchmark report in $RESULTS"
 
@@ -55,16 +57,18 @@ function hi(s,    a, n, i, m) {
 function ratio(a, b) { return (b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
 function mib(x) { return x == "" ? "-" : sprintf("%.1f", x / 1048576) }
 NR == 1 { next }
-# a run the OOM killer ended has no result: left out of the medians
-$12 != "" && $12 != "ok" && $12 != "failed" { next }
 {
 	w = $1; c = $2; k = w SUBSEP c
 	if (!(w in seen)) { seen[w] = 1; order[++nw] = w }
+}
+# a run the OOM killer ended has no result: counted, left out of the medians
+$12 != "" && $12 != "ok" && $12 != "failed" { killed[k]++; next }
+{
 	has[k] = 1; n[k]++
 	for (f = 4; f <= 11; f++) v[k, f] = v[k, f] " " $f
 }
 END {
-	print "workload,config,runs,wall_median_s,wall_min_s,wall_max_s,ratio_to_base,ratio_to_zswap,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused" >csv
+	print "workload,config,runs,wall_median_s,wall_min_s,wall_max_s,ratio_to_base,ratio_to_zswap,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused,runs_oom_killed" >csv
 	print "| workload | config | runs | wall s, median | spread (min-max) | x base | x zswap | disk MiB read | disk MiB written | store peak pages | store peak MiB | hit ratio | puts | refused |"
 	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	nc = split("base zswap tmem", cfg, " ")
@@ -75,7 +79,12 @@ END {
 		line = w
 		for (j = 1; j <= nc; j++) {
 			c = cfg[j]; k = w SUBSEP c
+			nk = killed[k] + 0
 			if (!(k in has)) {
+				if (nk) {
+					printf "%s,%s,0,,,,,,,,,,,,,%d\n", w, c, nk >csv
+					printf "| %s | %s | 0 (%d OOM-killed) | - | - | - | - | - | - | - | - | - | - | - |\n", w, c, nk
+				}
 				line = line "\tNaN\tNaN\tNaN\tNaN"
 				continue
 			}
@@ -87,8 +96,8 @@ END {
 			pu = median(v[k, 10]); rf = median(v[k, 11])
 			rb = (c == "base" || bw == "") ? (c == "base" ? "1.00" : "-") : ratio(m, bw)
 			rz = zw == "" ? "-" : ratio(m, zw)
-			printf "%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%d,%d,%d,%d,%s,%d,%d\n", w, c, n[k], m, l, h, rb, rz, sr, sw, sp, sb, hr, pu, rf >csv
-			printf "| %s | %s | %d | %.1f | %.1f-%.1f | %s | %s | %.1f | %.1f | %d | %s | %s | %d | %d |\n", w, c, n[k], m, l, h, rb, rz, sr / 2048, sw / 2048, sp, mib(sb), hr, pu, rf
+			printf "%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%d,%d,%d,%d,%s,%d,%d,%d\n", w, c, n[k], m, l, h, rb, rz, sr, sw, sp, sb, hr, pu, rf, nk >csv
+			printf "| %s | %s | %s | %.1f | %.1f-%.1f | %s | %s | %.1f | %.1f | %d | %s | %s | %d | %d |\n", w, c, n[k] (nk ? " (" nk " OOM-killed)" : ""), m, l, h, rb, rz, sr / 2048, sw / 2048, sp, mib(sb), hr, pu, rf
 			if (bw != "" && bw + 0 > 0)
 				line = line sprintf("\t%.3f\t%.3f\t%.3f\t%.1f", m / bw, l / bw, h / bw, (sr + sw) / 2048)
 			else
@@ -125,7 +134,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 		echo
 		echo "Core microbenchmark (tmem_bench, RAM backend; median over the runs, ns per 4 KiB page):"
 		echo
-		echo "| pages stored | fill ns/put | memcpy ns | RAM backend ns | put ns | get ns |"
+		echo "| pages stored (median) | fill ns/put | memcpy ns | RAM backend ns | put ns | get ns |"
 		echo "|---:|---:|---:|---:|---:|---:|"
 		sed -n 's/^# micro,//p' "$tap" | awk -F, '
 		function median(s,    a, n, i, j, t) {
@@ -136,15 +145,18 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 				}
 			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 		}
+		# row i of every run: the same store size (the last one is the
+		# store filled to its limit, whose page count varies a little)
+		$1 != rep { rep = $1; i = 0 }
 		{
-			if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
-			for (f = 3; f <= 7; f++) v[$2, f] = v[$2, f] " " $f
+			i++
+			if (i > n) n = i
+			for (f = 2; f <= 7; f++) v[i, f] = v[i, f] " " $f
 		}
 		END {
 			for (i = 1; i <= n; i++) {
-				p = order[i]
-				printf "| %s |", p
-				for (f = 3; f <= 7; f++) printf " %.1f |", median(v[p, f])
+				printf "| %d |", median(v[i, 2])
+				for (f = 3; f <= 7; f++) printf " %.1f |", median(v[i, f])
 				printf "\n"
 			}
 		}'
@@ -154,7 +166,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 	echo
 	echo "Files: bench.csv (this table), bench-runs.csv (every run), bench.png (chart)."
 } >"$md"
-rm -f "$RESULTS/bench-table.md"
+rm -f "$RESULTS/bench-table.md" "$tap"
 
 if command -v gnuplot >/dev/null && [ -s "$dat" ]; then
 	gnuplot <<EOF || echo "gnuplot failed: no chart"

@@ -31,6 +31,29 @@ ok $? "no tmem module for modprobe to find"
 [ -r /usr/share/doc/tmem-dkms/README.Debian ] &&
 	ls /usr/share/tmem-dkms/kernel-patch/*.patch >/dev/null
 ok $? "the package still ships its README.Debian and the kernel patches"
+
+# Headers with no .config (as the kernel's own bindeb-pkg makes them): dkms
+# cannot test BUILD_EXCLUSIVE_CONFIG there, so dkms.conf reads auto.conf.
+src=$(ls -d /usr/src/tmem-* | head -n1)
+ver=${src#/usr/src/tmem-}
+hdr=/tmp/headers-without-config
+mkdir -p $hdr/include/config
+grep -v '^CONFIG_TMEM=' "$cfg" >$hdr/include/config/auto.conf
+dkms build "tmem/$ver" -k "$k" --kernelsourcedir $hdr >/tmp/dkms-noconfig.out 2>&1
+rc=$?
+cat /tmp/dkms-noconfig.out
+[ $rc = 77 ] && grep -q "BUILD_EXCLUSIVE directive" /tmp/dkms-noconfig.out
+ok $? "headers with only auto.conf, no CONFIG_TMEM: dkms skips (exit $rc, want 77)"
+
+# Building by hand against this kernel stops with the module's own message,
+# not a link error.
+cp -r "$src" /tmp/tmem-src
+make -C "/lib/modules/$k/build" M=/tmp/tmem-src modules >/tmp/make-unpatched.out 2>&1
+rc=$?
+tail -n 3 /tmp/make-unpatched.out
+[ $rc != 0 ] && grep -q "this kernel lacks CONFIG_TMEM" /tmp/make-unpatched.out
+ok $? "make against the unpatched kernel fails and says CONFIG_TMEM is missing"
+
 run "apt remove tmem-dkms" apt-get remove -y tmem-dkms
 [ -z "$(dkms status tmem)" ]
 ok $? "dkms no longer lists tmem"
