@@ -70,7 +70,9 @@ step_done
 
 case "$ACCEL" in
 kvm) accel=(-accel kvm -cpu host) ;;
-tcg) accel=(-accel tcg,thread=multi) ;;
+# RDRAND (which TCG emulates) seeds the guest's crng at boot; without it
+# the first getrandom() of the run (apt) waited minutes for entropy
+tcg) accel=(-accel tcg,thread=multi -cpu qemu64,+rdrand) ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
 

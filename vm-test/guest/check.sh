@@ -145,11 +145,11 @@ test_preswap_hooks() {
 	run "swapon the swap disk" swapon $SWAP || return
 	moved preswap_init "$b" "swapon initialises the area"
 
-	mib=$(($(mem_total_mib) + 64))
+	# twice the cgroup's limit: reclaim must push half of it out to swap
 	local bp bg bf
 	bp=$(hook preswap_put) bg=$(hook preswap_get) bf=$(hook preswap_flush_page)
-	run "anonymous memory of $mib MiB (more than RAM) swaps out and back intact" \
-		$TOOLS/memcheck -m $mib -g 1
+	run "anonymous memory of 64 MiB in a 32M cgroup swaps out and back intact" \
+		in_cgroup hooks 32M $TOOLS/memcheck -m 64 -g 1
 	moved preswap_put "$bp" "swap-out offers pages to preswap"
 	moved preswap_get "$bg" "swap-in asks preswap first"
 	moved preswap_flush_page "$bf" "freeing swap slots flushes them"
@@ -158,7 +158,7 @@ test_preswap_hooks() {
 	# The set fits in RAM (swapoff must bring it all back) and is pushed out
 	# with MADV_PAGEOUT.
 	rm -f /tmp/ready /tmp/go
-	$TOOLS/memcheck -m $(($(mem_total_mib) / 4)) -p -r /tmp/ready -w /tmp/go >/tmp/memcheck.out 2>&1 &
+	$TOOLS/memcheck -m 64 -p -r /tmp/ready -w /tmp/go >/tmp/memcheck.out 2>&1 &
 	local pid=$!
 	while [ ! -e /tmp/ready ]; do sleep 0.5; done
 	bg=$(hook preswap_get)
@@ -206,7 +206,7 @@ test_unload_under_load() {
 	) >/tmp/fileload.out 2>&1 &
 	local fpid=$!
 	# small enough that each modprobe -r drains what preswap holds quickly
-	$TOOLS/memcheck -m 64 -g 3 -p >/tmp/memload.out 2>&1 &
+	$TOOLS/memcheck -m 32 -g 3 -p >/tmp/memload.out 2>&1 &
 	local mpid=$!
 	for i in $(seq 1 10); do
 		unload_tmem || rc=1

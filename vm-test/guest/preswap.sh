@@ -24,19 +24,19 @@ ps_total() {
 # The same workload twice in one boot, preswap off then on: data intact
 # both times, and fewer sectors written to the swap disk with preswap.
 test_preswap_store() {
-	local w_off w_on w p g m=96 lim=48M
+	local w_off w_on w p g m=64 lim=32M
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for preswap tests"; return; }
 	echo 0 >/proc/sys/vm/preswap_enabled
 	w=$(sectors_written $SWAP)
-	run "preswap off: $m MiB in a $lim cgroup, 3 generations, intact" \
-		in_cgroup work $lim $TOOLS/memcheck -m $m -g 3
+	run "preswap off: $m MiB in a $lim cgroup, 2 generations, intact" \
+		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2
 	w_off=$(($(sectors_written $SWAP) - w))
 	echo 1 >/proc/sys/vm/preswap_enabled
 	p=$(ps_total puts) g=$(ps_total gets)
 	w=$(sectors_written $SWAP)
-	run "preswap on: $m MiB in a $lim cgroup, 3 generations (duplicate puts), intact" \
-		in_cgroup work $lim $TOOLS/memcheck -m $m -g 3
+	run "preswap on: $m MiB in a $lim cgroup, 2 generations (duplicate puts), intact" \
+		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2
 	w_on=$(($(sectors_written $SWAP) - w))
 	[ "$(ps_total puts)" -gt "$p" ] && [ "$(ps_total gets)" -gt "$g" ]
 	ok $? "preswap stored and served pages (puts $p -> $(ps_total puts), gets $g -> $(ps_total gets))"
@@ -70,7 +70,7 @@ test_preswap_store() {
 		echo 100 >$fa/probability
 		r=$(ps_total put_refused) s=$(ps_total puts)
 		run "injected put failures (every 3rd) during 4 generations of rewrites: intact" \
-			$TOOLS/memcheck -m 64 -g 4 -p
+			$TOOLS/memcheck -m 32 -g 4 -p
 		echo 0 >$fa/probability
 		[ "$(ps_total put_refused)" -gt "$r" ] && [ "$(ps_total puts)" -gt "$s" ]
 		ok $? "puts were both refused ($r -> $(ps_total put_refused)) and stored ($s -> $(ps_total puts)) meanwhile"
@@ -90,7 +90,7 @@ test_preswap_store() {
 	# back charges them to their cgroup, and one at its limit answers
 	# ENOMEM (the pages then stay safely in tmem)
 	rm -f /tmp/ready /tmp/go
-	$TOOLS/memcheck -m 64 -p -r /tmp/ready -w /tmp/go >/tmp/mc.out 2>&1 &
+	$TOOLS/memcheck -m 32 -p -r /tmp/ready -w /tmp/go >/tmp/mc.out 2>&1 &
 	local pid=$!
 	while [ ! -e /tmp/ready ]; do sleep 0.5; done
 	before=$(ps_held)
@@ -123,7 +123,7 @@ test_preswap_areas() {
 	n=$(awk 'NR > 2' $DBG/preswap | wc -l)
 	[ "$n" = 3 ]
 	ok $? "three swap areas on, each with a preswap bitmap ($n)"
-	$TOOLS/memcheck -m 96 -g 3 -p >/tmp/mc.out 2>&1 &
+	$TOOLS/memcheck -m 64 -g 3 -p >/tmp/mc.out 2>&1 &
 	local pid=$!
 	for i in 1 2 3; do
 		sleep 5
