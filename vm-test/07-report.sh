@@ -127,7 +127,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 		"Disk = the swap disk (reread: the data disk), from /proc/diskstats." \
 		"Store peak: the most pages and memory tmem or zswap held (sampled each second)." \
 		"Hit ratio: swap-ins served by the store / all swap-ins (reread: page-cache misses served by precache)." \
-		"Puts, refused: pages offered to the store during a run and how many it refused (full)."
+		"Puts, refused: pages the store took during a run, and pages it refused (full, or no memory to be had without blocking)."
 	echo
 	cat "$RESULTS/bench-table.md"
 	if grep -q '^# micro,' "$tap"; then
