@@ -24,19 +24,19 @@ ps_total() {
 # The same workload twice in one boot, preswap off then on: data intact
 # both times, and fewer sectors written to the swap disk with preswap.
 test_preswap_store() {
-	local w_off w_on w p g m=64 lim=32M
+	local w_off w_on w p g m=64 lim=32M gens=2
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for preswap tests"; return; }
 	echo 0 >/proc/sys/vm/preswap_enabled
 	w=$(sectors_written $SWAP)
-	run "preswap off: $m MiB in a $lim cgroup, 2 generations, intact" \
-		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2
+	run "preswap off: $m MiB in a $lim cgroup, $gens generations, intact" \
+		in_cgroup work $lim $TOOLS/memcheck -m $m -g $gens
 	w_off=$(($(sectors_written $SWAP) - w))
 	echo 1 >/proc/sys/vm/preswap_enabled
 	p=$(ps_total puts) g=$(ps_total gets)
 	w=$(sectors_written $SWAP)
-	run "preswap on: $m MiB in a $lim cgroup, 2 generations (duplicate puts), intact" \
-		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2
+	run "preswap on: $m MiB in a $lim cgroup, $gens generations (duplicate puts), intact" \
+		in_cgroup work $lim $TOOLS/memcheck -m $m -g $gens
 	w_on=$(($(sectors_written $SWAP) - w))
 	[ "$(ps_total puts)" -gt "$p" ] && [ "$(ps_total gets)" -gt "$g" ]
 	ok $? "preswap stored and served pages (puts $p -> $(ps_total puts), gets $g -> $(ps_total gets))"
