@@ -6,15 +6,21 @@
 #   vdc  blank data disk       vdd  blank swap disk
 # Serial ports: ttyS0 = console -> console.log, ttyS1 = TAP -> tap.log.
 # QEMU uses TCG unless ACCEL=kvm; each boot is bounded by GUEST_TIMEOUT,
-# and one that stalls before init for BOOT_STALL seconds is restarted.
+# and one that stalls before init (silent for BOOT_QUIET seconds, or not
+# there after BOOT_STALL) is restarted, up to BOOT_TRIES boots in all.
 #
-# The kernel upgrade (check mode, when UPGRADE_KSERIES names a built
-# kernel series, as run.sh arranges): the patched kernel .debs of that
-# series go into the payload (upgrade/), the root image is a writable copy,
-# and after check.sh has installed them with apt the host boots that
-# kernel on the same root disk (guest/upgrade.sh; console-upgrade.log,
-# tap-upgrade.log). And with UNPATCHED_KCONFIG=debian another boot, on
-# Debian's own kernel without the hooks (guest/unpatched.sh).
+# check: with UNPATCHED_KCONFIG=debian (run.sh's default) a second boot, on
+# Debian's own kernel without the hooks (guest/unpatched.sh). With
+# UPGRADE_KSERIES set (run.sh's default) the first boot runs on a writable
+# copy of the root image, $RESULTS/root.img, which stays for the next step.
+#
+# upgrade (after check, once the UPGRADE_KSERIES kernel is built): two more
+# boots on that root disk. The patched 6.1 kernel again, with the next
+# series' kernel .debs on the payload (upgrade/): guest/upgrade-install.sh
+# installs them with apt and dkms builds tmem for the new kernel
+# (console-upgrade-install.log, tap-upgrade-install.log). Then the new
+# kernel, where guest/upgrade.sh loads tmem, runs the KUnit suite and smoke
+# tests and removes the package (console-upgrade.log, tap-upgrade.log).
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-check}
@@ -23,48 +29,72 @@ GUEST_MEM=${GUEST_MEM:-768}
 GUEST_CPUS=${GUEST_CPUS:-2}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-4500}
 BOOT_STALL=${BOOT_STALL:-240}
+BOOT_QUIET=${BOOT_QUIET:-60}
+BOOT_TRIES=${BOOT_TRIES:-5}
 kdir=$(KDEBS_DIR)
 root="$CACHE/guest/current-$KSERIES-$KCONFIG.img"
 deb=$(ls "$CACHE"/deb/tmem-dkms_*_all.deb 2>/dev/null | head -n1)
 [ -f "$root" ] || die "no guest root: run 04-guest-root.sh"
 [ -n "$deb" ] || die "no tmem-dkms .deb: run 03-module-deb.sh"
 
-step "prepare payload and disks in $RESULTS"
-rm -rf "$RESULTS"
-mkdir -p "$RESULTS"
-payload="$RESULTS/payload"
-mkdir -p "$payload/tools"
-cp "$deb" "$payload/"
-cp -r "$VMTEST/guest" "$payload/guest"
-for t in "$VMTEST"/tools/*.c; do
-	gcc -O2 -Wall -Wextra -Werror -o "$payload/tools/$(basename "$t" .c)" "$t"
-done
-echo "$mode" >"$payload/mode"
-# CHECK_TESTS="test_kunit test_upgrade_install": check.sh runs only these
-# (after test_install); the summary says it was a subset
-[ -n "${CHECK_TESTS:-}" ] && echo "$CHECK_TESTS" >"$payload/check-tests"
-upgrade=
-if [ "$mode" = check ] && [ -n "${UPGRADE_KSERIES:-}" ]; then
-	upgrade=$(KSERIES=$UPGRADE_KSERIES bash -c '. "$0/lib.sh"; KDEBS_DIR' "$VMTEST")
-	[ -f "$upgrade/stamp" ] || die "no $UPGRADE_KSERIES kernel: run KSERIES=$UPGRADE_KSERIES vm-test/02-kernel.sh"
-	mkdir -p "$payload/upgrade"
-	cp "$upgrade"/linux-image-*.deb "$upgrade"/linux-headers-*.deb "$payload/upgrade/"
-	if [ ! -f "$upgrade/vmlinuz" ]; then
-		dpkg-deb --fsys-tarfile "$upgrade"/linux-image-*.deb |
-			tar -xO --wildcards './boot/vmlinuz-*' >"$upgrade/vmlinuz"
+# vmlinuz DEBDIR: the kernel image of a cached kernel's .debs
+vmlinuz() {
+	if [ ! -f "$1/vmlinuz" ]; then
+		dpkg-deb --fsys-tarfile "$1"/linux-image-*.deb |
+			tar -xO --wildcards './boot/vmlinuz-*' >"$1/vmlinuz"
 	fi
-	# both boots use one writable copy of the cached root image
-	cp --sparse=always "$root" "$RESULTS/root.img"
+	echo "$1/vmlinuz"
+}
+
+# payload MODE [KDEBS]: $RESULTS/payload.img with the .deb, guest/, the
+# test tools, MODE, and the kernel .debs of KDEBS under upgrade/
+payload() {
+	local dir="$RESULTS/payload" t
+	rm -rf "$dir" "$RESULTS/payload.img"
+	mkdir -p "$dir/tools"
+	cp "$deb" "$dir/"
+	cp -r "$VMTEST/guest" "$dir/guest"
+	for t in "$VMTEST"/tools/*.c; do
+		gcc -O2 -Wall -Wextra -Werror -o "$dir/tools/$(basename "$t" .c)" "$t"
+	done
+	echo "$1" >"$dir/mode"
+	# CHECK_TESTS="test_kunit test_precache_hooks": check.sh runs only
+	# these (after test_install); the summary says it was a subset
+	[ -n "${CHECK_TESTS:-}" ] && echo "$CHECK_TESTS" >"$dir/check-tests"
+	if [ -n "${2:-}" ]; then
+		mkdir -p "$dir/upgrade"
+		cp "$2"/linux-image-*.deb "$2"/linux-headers-*.deb "$dir/upgrade/"
+	fi
+	truncate -s 512M "$RESULTS/payload.img"
+	mkfs.ext4 -q -F -d "$dir" "$RESULTS/payload.img"
+}
+
+upgrade=
+if [ -n "${UPGRADE_KSERIES:-}" ]; then
+	upgrade=$(KSERIES=$UPGRADE_KSERIES bash -c '. "$0/lib.sh"; KDEBS_DIR' "$VMTEST")
+fi
+step "prepare payload and disks in $RESULTS"
+mkdir -p "$RESULTS"
+if [ "$mode" = upgrade ]; then
+	[ -n "$upgrade" ] || die "upgrade: UPGRADE_KSERIES names no kernel series"
+	[ -f "$upgrade/stamp" ] || die "no $UPGRADE_KSERIES kernel: run KSERIES=$UPGRADE_KSERIES vm-test/02-kernel.sh"
+	[ -f "$RESULTS/root.img" ] || die "no $RESULTS/root.img: the upgrade follows a check with UPGRADE_KSERIES set"
+	payload upgrade-install "$upgrade"
 	root="$RESULTS/root.img"
 	rootopt=
 else
-	rootopt=,snapshot=on
-fi
-truncate -s 512M "$RESULTS/payload.img"
-mkfs.ext4 -q -F -d "$payload" "$RESULTS/payload.img"
-if [ ! -f "$kdir/vmlinuz" ]; then
-	dpkg-deb --fsys-tarfile "$kdir"/linux-image-*.deb |
-		tar -xO --wildcards './boot/vmlinuz-*' >"$kdir/vmlinuz"
+	rm -rf "$RESULTS"/console*.log "$RESULTS"/console*.txt "$RESULTS"/tap*.log \
+		"$RESULTS"/qemu*.rc "$RESULTS"/expect-* "$RESULTS/summary.txt" "$RESULTS/root.img"
+	payload "$mode"
+	if [ "$mode" = check ] && [ -n "$upgrade" ]; then
+		# the upgrade boots (mode upgrade) go on from this boot's disk
+		cp --sparse=always "$root" "$RESULTS/root.img"
+		root="$RESULTS/root.img"
+		rootopt=
+		touch "$RESULTS/expect-upgrade-install" "$RESULTS/expect-upgrade"
+	else
+		rootopt=,snapshot=on
+	fi
 fi
 step_done
 
@@ -89,8 +119,8 @@ boot() {
 	rm -f "$RESULTS/data.img" "$RESULTS/swap.img"
 	truncate -s 2G "$RESULTS/data.img"
 	truncate -s 2G "$RESULTS/swap.img"
-	local try waited qpid
-	for try in 1 2 3; do
+	local try waited quiet size last qpid
+	for try in $(seq "$BOOT_TRIES"); do
 		rc=0
 		timeout --kill-after=10 "$GUEST_TIMEOUT" qemu-system-x86_64 \
 			"${accel[@]}" -machine q35 -smp "$GUEST_CPUS" -m "$GUEST_MEM" \
@@ -103,15 +133,26 @@ boot() {
 			-serial "file:$RESULTS/$name.log" -serial "file:$RESULTS/$tap" \
 			-display none -monitor none -nic none -no-reboot </dev/null &
 		qpid=$!
-		# Under TCG a boot now and then hangs before init (seen: bringing up
-		# the second CPU), before anything is written to the disks: such a
-		# boot is killed after BOOT_STALL seconds without the guest's first
-		# line and started again, at most three times in all.
-		waited=0
+		# Under TCG a boot now and then hangs before init, before anything
+		# is written to the disks: the 6.1 test kernel, 2 boots in 5 on a
+		# busy host, in the RCU-tasks self test ("Running RCU-tasks wait
+		# API self tests" its last line; the CPU idles, its timer ticks,
+		# the self test's grace period never ends). A boot whose console
+		# has been silent for BOOT_QUIET seconds, or that has not reached
+		# init after BOOT_STALL, is killed and started again, at most
+		# BOOT_TRIES times in all. (A good boot's longest silence before
+		# init, measured: 13 s.)
+		waited=0 quiet=0 last=-1
 		while kill -0 $qpid 2>/dev/null &&
 			! grep -q '# tmem guest: kernel' "$RESULTS/$name.log" 2>/dev/null; do
-			if [ $waited -ge "$BOOT_STALL" ]; then
-				echo "guest stalled before init for $BOOT_STALL s (try $try): restarting it"
+			size=$(stat -c %s "$RESULTS/$name.log" 2>/dev/null || echo 0)
+			if [ "$size" = "$last" ]; then
+				quiet=$((quiet + 5))
+			else
+				quiet=0 last=$size
+			fi
+			if [ $waited -ge "$BOOT_STALL" ] || [ $quiet -ge "$BOOT_QUIET" ]; then
+				echo "guest stalled before init (try $try; silent $quiet s, $waited s in all): restarting it"
 				kill $qpid 2>/dev/null || true
 				wait $qpid || true
 				mv "$RESULTS/$name.log" "$RESULTS/$name.stalled-$try.txt"
@@ -125,21 +166,25 @@ boot() {
 		break
 	done
 	[ "$rc" = 124 ] && echo "guest TIMED OUT after $GUEST_TIMEOUT s"
-	[ "$rc" = stalled ] && echo "guest stalled before init three times"
+	[ "$rc" = stalled ] && echo "guest stalled before init $BOOT_TRIES times"
 	step_done
 }
 
-boot "$kdir/vmlinuz" console "$root" "$rootopt"
-echo "$rc" >"$RESULTS/qemu.rc"
-if [ -n "$upgrade" ]; then
-	# the second boot runs only if the first one asked for it (check.sh
-	# installed the new kernel); otherwise the summary reports it missing
-	touch "$RESULTS/expect-upgrade"
-	if grep -q "^ok .* - /boot/vmlinuz-.* is installed" "$RESULTS/tap.log" 2>/dev/null; then
-		boot "$upgrade/vmlinuz" console-upgrade "$root" "$rootopt"
+if [ "$mode" = upgrade ]; then
+	boot "$(vmlinuz "$kdir")" console-upgrade-install "$root" "$rootopt"
+	echo "$rc" >"$RESULTS/qemu-upgrade-install.rc"
+	# the last boot runs only if the one before installed the new kernel;
+	# otherwise the summary reports it missing
+	if grep -q "^ok .* - /boot/vmlinuz-.* is installed" "$RESULTS/tap-upgrade-install.log" 2>/dev/null; then
+		boot "$(vmlinuz "$upgrade")" console-upgrade "$root" "$rootopt"
 		echo "$rc" >"$RESULTS/qemu-upgrade.rc"
 	fi
+	rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img" "$RESULTS/root.img"
+	exit 0
 fi
+
+boot "$(vmlinuz "$kdir")" console "$root" "$rootopt"
+echo "$rc" >"$RESULTS/qemu.rc"
 if [ "$mode" = check ] && [ -n "${UNPATCHED_KCONFIG:-}" ]; then
 	# a machine whose kernel lacks the hooks (Debian's own, from
 	# 04-guest-root.sh with KCONFIG=debian): installing the package must
@@ -153,4 +198,5 @@ if [ "$mode" = check ] && [ -n "${UNPATCHED_KCONFIG:-}" ]; then
 		"$uroot" ,snapshot=on "$uboot/initrd.img" tmem_mode=unpatched
 	echo "$rc" >"$RESULTS/qemu-unpatched.rc"
 fi
-rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img" "$RESULTS/root.img"
+# root.img (a check with an upgrade to follow) stays for the upgrade boots
+rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img"

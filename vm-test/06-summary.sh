@@ -1,6 +1,7 @@
 #!/bin/bash
 # Step 6: read what the guest reported. Counts TAP lines from tap.log (and
-# tap-upgrade.log, tap-unpatched.log of the further boots of a check), and
+# tap-unpatched.log, tap-upgrade-install.log and tap-upgrade.log of the
+# further boots of a check), and
 # fails the run when the guest timed out, when no test ran, or when the
 # serial console shows a kernel report: BUG: (KASAN and KFENCE reports
 # start so), WARNING:, Oops, Call Trace (except in an OOM kill's report), a
@@ -10,12 +11,13 @@
 # reports. Last line: "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
-# one boot per TAP stream: tap.log, and tap-upgrade.log (the boot on the
-# upgraded kernel) and tap-unpatched.log (Debian's kernel) when the run
-# expected them
+# one boot per TAP stream: tap.log, and when the run expected them
+# tap-unpatched.log (Debian's kernel), tap-upgrade-install.log (6.1 again,
+# installing the next kernel) and tap-upgrade.log (the upgraded kernel)
 stages=(tap)
-[ -f "$RESULTS/expect-upgrade" ] && stages+=(tap-upgrade)
 [ -f "$RESULTS/expect-unpatched" ] && stages+=(tap-unpatched)
+[ -f "$RESULTS/expect-upgrade-install" ] && stages+=(tap-upgrade-install)
+[ -f "$RESULTS/expect-upgrade" ] && stages+=(tap-upgrade)
 [ -f "$RESULTS/tap.log" ] || die "no TAP output in $RESULTS"
 
 passed=0 failed=0 extra=0

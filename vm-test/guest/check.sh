@@ -240,14 +240,17 @@ test_kmemleak() {
 	ok $? "kmemleak: no leak from tmem ($ours from tmem, $all in all)"
 }
 
-# The kernel upgrade, first half (vm-test/05-boot.sh puts the patched
-# next-series kernel's .debs in /payload/upgrade): apt installs its image
-# and headers, dkms builds tmem for it by itself, and the guest is told to
-# run upgrade.sh on the next boot, which the host starts on that kernel.
+# The kernel upgrade, first half (run by upgrade-install.sh; 05-boot.sh
+# puts the patched next-series kernel's .debs in /payload/upgrade): apt
+# installs its image and headers, dkms builds tmem for it by itself, and the
+# guest is told to run upgrade.sh on the next boot, which the host starts on
+# that kernel.
 test_upgrade_install() {
 	local debs=(/payload/upgrade/linux-image-*.deb /payload/upgrade/linux-headers-*.deb)
 	local new
-	[ -f "${debs[0]}" ] || return 0
+	[ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]
+	ok $? "the payload carries the next kernel's image and headers"
+	[ -f "${debs[0]}" ] && [ -f "${debs[1]}" ] || return 1
 	new=$(dpkg-deb -f "${debs[0]}" Package)
 	new=${new#linux-image-}
 	run "apt install of the $new kernel image and headers" \
@@ -265,7 +268,8 @@ test_upgrade_install() {
 	echo upgrade >/var/lib/tmem-test/next-mode
 }
 
-# check.sh can be sourced for its test functions (upgrade.sh does)
+# check.sh can be sourced for its test functions (upgrade-install.sh and
+# upgrade.sh do)
 [ "${TMEM_CHECK_FUNCTIONS_ONLY:-0}" = 1 ] && return 0
 
 # every test, in order; CHECK_TESTS on the host (05-boot.sh writes it to
@@ -273,7 +277,7 @@ test_upgrade_install() {
 tests="test_kunit test_precache_hooks test_precache_reread
 	test_precache_coherency test_preswap_hooks test_preswap_store
 	test_preswap_areas test_reload_with_swap_on test_unload_under_load
-	test_final_unload test_kmemleak test_upgrade_install"
+	test_final_unload test_kmemleak"
 if [ -s /payload/check-tests ]; then
 	tests=$(cat /payload/check-tests)
 	echo "# a subset: test_install $tests" >&3
