@@ -37,12 +37,17 @@ stop_background() {
 }
 trap stop_background EXIT
 # background NICE LOG CMD...: run CMD at CPU priority NICE, output to LOG;
-# sets bgpid
+# sets bgpid. setsid gives CMD a session of its own, and with
+# sched_autogroup on (Debian's default) that is a scheduling group of its
+# own: nice then only ranks CMD's processes among themselves, and the
+# group gets an equal share with the boots. Setting the group's own nice
+# (/proc/self/autogroup) is what makes NICE count against them.
 background() {
 	local prio=$1 log=$2
 	shift 2
 	echo "==> in the background: $* (log: $log)"
-	setsid nice -n "$prio" "$@" >"$log" 2>&1 &
+	setsid sh -c 'echo "$0" >/proc/self/autogroup 2>/dev/null
+		exec nice -n "$0" "$@"' "$prio" "$@" >"$log" 2>&1 &
 	bgpid=$!
 	bgpids+=("$bgpid")
 }
