@@ -9,10 +9,14 @@
 # and one that stalls before init (silent for BOOT_QUIET seconds, or not
 # there after BOOT_STALL) is restarted, up to BOOT_TRIES boots in all.
 #
-# check: with UNPATCHED_KCONFIG=debian (run.sh's default) a second boot, on
-# Debian's own kernel without the hooks (guest/unpatched.sh). With
-# UPGRADE_KSERIES set (run.sh's default) the first boot runs on a writable
-# copy of the root image, $RESULTS/root.img, which stays for the next step.
+# check: with UPGRADE_KSERIES set (run.sh's default) the boot runs on a
+# writable copy of the root image, $RESULTS/root.img, which stays for the
+# upgrade boots.
+#
+# unpatched (after check, run.sh's default): a boot on Debian's own kernel
+# without the hooks (04-guest-root.sh with KCONFIG=$UNPATCHED_KCONFIG), where
+# guest/unpatched.sh installs the package (console-unpatched.log,
+# tap-unpatched.log).
 #
 # upgrade (after check, once the UPGRADE_KSERIES kernel is built): two more
 # boots on that root disk. The patched 6.1 kernel again, with the next
@@ -82,6 +86,10 @@ if [ "$mode" = upgrade ]; then
 	payload upgrade-install "$upgrade"
 	root="$RESULTS/root.img"
 	rootopt=
+elif [ "$mode" = unpatched ]; then
+	# after a check, into the same results
+	rm -f "$RESULTS"/console-unpatched.* "$RESULTS/tap-unpatched.log" "$RESULTS/qemu-unpatched.rc"
+	payload unpatched
 else
 	rm -rf "$RESULTS"/console*.log "$RESULTS"/console*.txt "$RESULTS"/tap*.log \
 		"$RESULTS"/qemu*.rc "$RESULTS"/expect-* "$RESULTS/summary.txt" "$RESULTS/root.img"
@@ -183,20 +191,24 @@ if [ "$mode" = upgrade ]; then
 	exit 0
 fi
 
-boot "$(vmlinuz "$kdir")" console "$root" "$rootopt"
-echo "$rc" >"$RESULTS/qemu.rc"
-if [ "$mode" = check ] && [ -n "${UNPATCHED_KCONFIG:-}" ]; then
+if [ "$mode" = unpatched ]; then
 	# a machine whose kernel lacks the hooks (Debian's own, from
-	# 04-guest-root.sh with KCONFIG=debian): installing the package must
-	# succeed there, dkms skipping the build with a clear message
+	# 04-guest-root.sh with KCONFIG=$UNPATCHED_KCONFIG): installing the
+	# package must succeed there, dkms skipping the build with a clear
+	# message (guest/unpatched.sh)
 	touch "$RESULTS/expect-unpatched"
 	uroot="$CACHE/guest/current-$KSERIES-$UNPATCHED_KCONFIG.img"
 	uboot="$CACHE/guest/current-$KSERIES-$UNPATCHED_KCONFIG.boot"
 	[ -f "$uroot" ] && [ -f "$uboot/vmlinuz" ] ||
-		die "no guest image with Debian's kernel: run KCONFIG=debian vm-test/04-guest-root.sh"
+		die "no guest image with Debian's kernel: run KCONFIG=$UNPATCHED_KCONFIG vm-test/04-guest-root.sh"
 	GUEST_TIMEOUT=${UNPATCHED_TIMEOUT:-1200} boot "$uboot/vmlinuz" console-unpatched \
-		"$uroot" ,snapshot=on "$uboot/initrd.img" tmem_mode=unpatched
+		"$uroot" ,snapshot=on "$uboot/initrd.img"
 	echo "$rc" >"$RESULTS/qemu-unpatched.rc"
+	rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img"
+	exit 0
 fi
+
+boot "$(vmlinuz "$kdir")" console "$root" "$rootopt"
+echo "$rc" >"$RESULTS/qemu.rc"
 # root.img (a check with an upgrade to follow) stays for the upgrade boots
 rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img"

@@ -17,8 +17,8 @@ export TMEM_RESULTS=${TMEM_RESULTS:-${TMEM_CACHE:-/var/cache/tmem}/results/$mode
 # default; UPGRADE_KSERIES= leaves it out): the guest moves from the patched
 # 6.1 to the patched 6.12 with apt and dkms. When the 6.12 kernel is not
 # cached yet it builds in the background, at the lowest CPU priority, while
-# the 6.1 guest root is made and the first boots run (the guest under TCG
-# leaves part of the two cores idle); the upgrade boots wait for it.
+# the first boots run (the guest under TCG leaves part of the two cores
+# idle); the upgrade boots wait for it.
 if [ "$mode" = check ] && [ "${KSERIES:-6.1}" = 6.1 ]; then
 	export UPGRADE_KSERIES=${UPGRADE_KSERIES-6.12}
 else
@@ -64,19 +64,20 @@ finish() {
 bash "$here/01-host-packages.sh"
 [ -n "$UPGRADE_KSERIES" ] && KSERIES=$UPGRADE_KSERIES bash "$here/01-host-packages.sh"
 # check also installs the package on Debian's own kernel, which lacks the
-# hooks (UNPATCHED_KCONFIG= skips it). Its guest root does not depend on
-# the patched kernel, so it is made while that builds (at the same
-# priority: it is mostly I/O, and on the way to the first boot as well).
-upid=
-if [ "$mode" = check ]; then
-	export UNPATCHED_KCONFIG=${UNPATCHED_KCONFIG-debian}
-	if [ -n "$UNPATCHED_KCONFIG" ]; then
-		ulog="$TMEM_RESULTS/guest-root-$UNPATCHED_KCONFIG.txt"
-		background 0 "$ulog" env KCONFIG="$UNPATCHED_KCONFIG" bash "$here/04-guest-root.sh"
-		upid=$bgpid
-	fi
-fi
+# hooks (UNPATCHED_KCONFIG=debian, the default; UNPATCHED_KCONFIG= skips it)
+unpatched=
+[ "$mode" = check ] && unpatched=${UNPATCHED_KCONFIG-debian}
+export UNPATCHED_KCONFIG=$unpatched
+# The guest root's base tree (debootstrap, mostly waiting on the mirror and
+# the disk) is made while the kernel builds; 04-guest-root.sh takes its
+# lock, so the patched root below waits for it if needed.
+background 0 "$TMEM_RESULTS/guest-root-base.txt" env BASE_ONLY=1 bash "$here/04-guest-root.sh"
+bpid=$bgpid
 bash "$here/02-kernel.sh"
+# From here on the patched kernel is ready, and what is left to build is
+# needed only after the first boot: the next series' kernel and Debian's
+# own kernel's guest root (check, UNPATCHED_KCONFIG= skips it). Both run
+# at the lowest CPU priority, on what the guest under TCG leaves idle.
 kpid=
 if [ -n "$UPGRADE_KSERIES" ]; then
 	klog="$TMEM_RESULTS/kernel-$UPGRADE_KSERIES-build.txt"
@@ -84,12 +85,26 @@ if [ -n "$UPGRADE_KSERIES" ]; then
 	kpid=$bgpid
 fi
 bash "$here/03-module-deb.sh"
+finish "guest root base" "$TMEM_RESULTS/guest-root-base.txt" "$bpid" ||
+	{ echo "ERROR: could not make the guest root's base tree" >&2; exit 1; }
 bash "$here/04-guest-root.sh"
-if [ -n "$upid" ]; then
-	finish "guest root $UNPATCHED_KCONFIG" "$ulog" "$upid" ||
-		{ echo "ERROR: could not make the guest root with Debian's kernel" >&2; exit 1; }
+upid=
+if [ -n "$unpatched" ]; then
+	ulog="$TMEM_RESULTS/guest-root-$unpatched.txt"
+	background 19 "$ulog" env KCONFIG="$unpatched" bash "$here/04-guest-root.sh"
+	upid=$bgpid
 fi
 bash "$here/05-boot.sh" "$mode"
+if [ -n "$upid" ]; then
+	# without its guest root the boot on Debian's kernel does not run,
+	# and the summary counts it missing
+	touch "$TMEM_RESULTS/expect-unpatched"
+	if finish "guest root $unpatched" "$ulog" "$upid"; then
+		bash "$here/05-boot.sh" unpatched || echo "05-boot.sh unpatched failed"
+	else
+		echo "ERROR: could not make the guest root with Debian's kernel" >&2
+	fi
+fi
 if [ -n "$kpid" ]; then
 	# without the kernel the upgrade boots do not run, and the summary
 	# counts them missing

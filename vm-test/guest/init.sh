@@ -29,10 +29,6 @@ if [ -f $next ]; then
 	mode=$(cat $next)
 	rm -f $next
 fi
-# or the host names it on the kernel command line (tmem_mode=...)
-for arg in $(cat /proc/cmdline); do
-	case $arg in tmem_mode=*) mode=${arg#tmem_mode=} ;; esac
-done
 exec 3>/dev/ttyS1
 echo "# tmem guest: kernel $(uname -r), mode $mode, $(nproc) cpus, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
 bash "/payload/guest/$mode.sh"
