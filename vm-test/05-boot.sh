@@ -192,6 +192,7 @@ if [ "$mode" = upgrade ]; then
 fi
 
 if [ "$mode" = unpatched ]; then
+	UNPATCHED_KCONFIG=${UNPATCHED_KCONFIG:-debian}
 	# a machine whose kernel lacks the hooks (Debian's own, from
 	# 04-guest-root.sh with KCONFIG=$UNPATCHED_KCONFIG): installing the
 	# package must succeed there, dkms skipping the build with a clear
