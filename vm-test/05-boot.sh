@@ -205,11 +205,9 @@ if [ "$mode" = unpatched ]; then
 	GUEST_TIMEOUT=${UNPATCHED_TIMEOUT:-1200} boot "$uboot/vmlinuz" console-unpatched \
 		"$uroot" ,snapshot=on "$uboot/initrd.img"
 	echo "$rc" >"$RESULTS/qemu-unpatched.rc"
-	rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img"
-	exit 0
+else
+	boot "$(vmlinuz "$kdir")" console "$root" "$rootopt"
+	echo "$rc" >"$RESULTS/qemu.rc"
 fi
-
-boot "$(vmlinuz "$kdir")" console "$root" "$rootopt"
-echo "$rc" >"$RESULTS/qemu.rc"
 # root.img (a check with an upgrade to follow) stays for the upgrade boots
 rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img"

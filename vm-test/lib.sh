@@ -18,8 +18,8 @@ KBUILD_DIR="$CACHE/kernel-$KSERIES$([ "$KCONFIG" = test ] || echo "-$KCONFIG")"
 # A series may change the fragment: config/tmem-$KCONFIG-$KSERIES.config is
 # merged over it (an option in both takes the series' value), and KFRAG is
 # then the merged file, kept in KBUILD_DIR under a name of its content.
-if [ -f "$VMTEST/config/tmem-$KCONFIG-$KSERIES.config" ]; then
-	series_frag="$VMTEST/config/tmem-$KCONFIG-$KSERIES.config"
+series_frag="$VMTEST/config/tmem-$KCONFIG-$KSERIES.config"
+if [ -f "$series_frag" ]; then
 	merged=$(awk -F= 'NR == FNR { if (/^CONFIG_/) over[$1] = 1; next }
 		!/^CONFIG_/ || !($1 in over)' "$series_frag" "$KFRAG"
 		cat "$series_frag")
@@ -29,8 +29,9 @@ if [ -f "$VMTEST/config/tmem-$KCONFIG-$KSERIES.config" ]; then
 		echo "$merged" >"$KFRAG.$$"
 		mv "$KFRAG.$$" "$KFRAG"
 	fi
-	unset series_frag merged
+	unset merged
 fi
+unset series_frag
 JOBS=${JOBS:-$(($(nproc) + 1))}
 RESULTS=${TMEM_RESULTS:-$CACHE/results/latest}
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
