@@ -7,6 +7,8 @@
 #   make check      every test, in a QEMU guest; prints "N passed, N failed"
 #   make bench      no tmem vs zswap vs tmem in a guest; table, CSV, chart
 #   make checkpatch kernel style check of src/ and the kernel patch
+#   make debian-kernel  README.Debian followed from Debian's own config,
+#                   then a boot with the package (hours; not in check)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 VERSION := $(shell dpkg-parsechangelog -S Version 2>/dev/null || echo 0)
@@ -39,4 +41,7 @@ bench:
 checkpatch:
 	bash vm-test/checkpatch.sh
 
-.PHONY: all modules clean deb kernel demo check bench checkpatch
+debian-kernel:
+	bash vm-test/debian-kernel.sh
+
+.PHONY: all modules clean deb kernel demo check bench checkpatch debian-kernel

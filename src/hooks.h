@@ -3,7 +3,10 @@
  * The hook layer between the kernel's call sites (main.c registers them)
  * and the two users of the store: precache.c (clean page-cache pages) and
  * preswap.c (pages on their way to swap). Every function here is called
- * from a kernel hook and so must not sleep (see include/linux/tmem.h).
+ * from a kernel hook, in the context include/linux/tmem.h gives for that
+ * op: precache_put under the i_pages lock with interrupts off,
+ * preswap_flush_page under the swap area's spinlock (neither may sleep);
+ * preswap_init and preswap_flush_area under swapon_mutex (may sleep).
  */
 #ifndef _TMEM_HOOKS_H
 #define _TMEM_HOOKS_H

@@ -12,7 +12,13 @@
  *
  * Unload: tmem_unregister_ops() returns only once no CPU runs any of our
  * hooks (the patch waits for an SRCU grace period), so everything can be
- * freed right after it.
+ * freed right after it. Between the start of rmmod (the module is GOING)
+ * and that point hooks still run; preswap refuses every put there (it
+ * takes a module reference per put), so nothing it must keep is stored.
+ *
+ * Tunable (tests only): unload_delay_ms, module parameter, 0 by default:
+ * tmem_exit() sleeps that long before withdrawing the hooks, which widens
+ * that window so a test can swap through it on purpose.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +26,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/pagemap.h>
+#include <linux/delay.h>
 #include <linux/tmem.h>
 
 #include "hooks.h"
@@ -144,6 +151,11 @@ DEFINE_SHOW_ATTRIBUTE(hooks);
 
 static struct dentry *tmem_debugfs_root;
 
+static unsigned int unload_delay_ms;
+module_param(unload_delay_ms, uint, 0644);
+MODULE_PARM_DESC(unload_delay_ms,
+		 "Tests: sleep this long in rmmod before the hooks are withdrawn (default 0)");
+
 static int __init tmem_init(void)
 {
 	int ret;
@@ -183,6 +195,8 @@ out_debugfs:
 
 static void __exit tmem_exit(void)
 {
+	if (unload_delay_ms)
+		msleep(unload_delay_ms);
 	tmem_unregister_ops(&tmem_hook_ops);
 	preswap_exit();
 	precache_exit();

@@ -24,9 +24,18 @@
  * - shrinking (vm.preswap = N) moves pages out one at a time with the
  *   kernel's tmem_preswap_writeback(): the page is read into the swap cache,
  *   dirtied, and only then flushed from tmem, so it is always in memory,
- *   in tmem, or on disk;
- * - while it holds pages the module pins itself (rmmod answers "in use"):
- *   swapoff, or vm.preswap = 0, empties it first.
+ *   in tmem, or on disk. The slot is marked in the area's "moved" bitmap
+ *   first, and the next put of that slot (reclaim writing the dirtied page
+ *   out) is refused, so the page really goes to the swap device instead of
+ *   coming straight back into preswap;
+ * - a held page that cannot be read back (backend error, or the
+ *   fail_preswap_get fault attribute) makes preswap_get return -EIO: the
+ *   kernel fails that swap-in (SIGBUS) rather than read the never-written
+ *   disk slot;
+ * - unload: every put takes a module reference with try_module_get() for
+ *   its duration, so once rmmod has begun (the module is GOING) no put is
+ *   accepted, and pages already held pin the module (rmmod answers "in
+ *   use"): swapoff, or vm.preswap = 0, empties it first.
  *
  * Tunables:
  *   preswap_enabled (module parameter and sysctl vm.preswap_enabled):
@@ -34,13 +43,16 @@
  *       slot); stored pages are still served and flushed.
  *   vm.preswap: reading gives the pages held; writing N moves pages out
  *       until at most N are held. Invalid input is refused with -EINVAL.
- *   /sys/kernel/debug/tmem/fail_preswap_put: fault attribute that makes
- *       puts fail (tests only; needs CONFIG_FAULT_INJECTION_DEBUG_FS).
+ *   /sys/kernel/debug/tmem/fail_preswap_put, fail_preswap_get: fault
+ *       attributes that make puts fail (as if tmem were full) or gets of a
+ *       held page fail (as if the backend could not read it back); tests
+ *       only, need CONFIG_FAULT_INJECTION_DEBUG_FS.
  *
  * Locking: area bitmaps are set up under the kernel's swapon_mutex (init
  * and flush_area hooks) and read under RCU by put/get/flush; bits change
  * with atomic bitops while the swap slot's page is locked (put, get) or
- * under the swap_info lock (flush). preswap_shrink_mutex serialises shrinks.
+ * under the swap_info lock (flush). preswap_shrink_mutex serialises shrinks
+ * (the only setter of "moved" bits).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -66,10 +78,11 @@
 
 struct preswap_area {
 	unsigned long *map;		/* bit per slot: data is in tmem */
+	unsigned long *moved;		/* bit per slot: shrink moved it out */
 	unsigned long pages;		/* slots in the area */
 	atomic_long_t held;		/* bits set */
 	/* deliberately racy counters: statistics only */
-	unsigned long puts, put_refused, gets, get_misses, flushes;
+	unsigned long puts, put_refused, gets, get_misses, flushes, moved_out;
 	struct rcu_head rcu;
 };
 
@@ -79,6 +92,8 @@ static bool preswap_enabled = true;
 static atomic_long_t preswap_held;	/* pages held, all areas */
 static DEFINE_MUTEX(preswap_shrink_mutex);
 static bool preswap_shrinking;
+/* puts refused because the module was being unloaded (see preswap_exit) */
+static atomic_long_t preswap_refused_unloading;
 
 static inline u64 preswap_object(unsigned int type, pgoff_t offset)
 {
@@ -90,7 +105,11 @@ static inline u32 preswap_index(pgoff_t offset)
 	return offset >> SWIZ_BITS;
 }
 
-/* The module stays loaded while it holds a page (see top of file). */
+/*
+ * The module stays loaded while it holds a page (see top of file). Caller
+ * holds a module reference (the put's), so the module is not being unloaded
+ * and __module_get() is safe.
+ */
 static void preswap_held_inc(struct preswap_area *area)
 {
 	atomic_long_inc(&area->held);
@@ -116,6 +135,13 @@ static void preswap_drop(struct preswap_area *area, unsigned int type,
 	}
 }
 
+static void preswap_free_area(struct preswap_area *area)
+{
+	kvfree(area->map);
+	kvfree(area->moved);
+	kfree(area);
+}
+
 int preswap_init_area(unsigned int type, unsigned long pages)
 {
 	struct preswap_area *area, *old;
@@ -130,16 +156,16 @@ int preswap_init_area(unsigned int type, unsigned long pages)
 	if (!area)
 		return -ENOMEM;
 	area->map = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
-	if (!area->map) {
-		kfree(area);
+	area->moved = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
+	if (!area->map || !area->moved) {
+		preswap_free_area(area);
 		return -ENOMEM;
 	}
 	area->pages = pages;
 	rcu_assign_pointer(preswap_areas[type], area);
 	if (old) {
 		synchronize_rcu();
-		kvfree(old->map);
-		kfree(old);
+		preswap_free_area(old);
 	}
 	return 0;
 }
@@ -148,25 +174,41 @@ int preswap_init_area(unsigned int type, unsigned long pages)
  * Fault injection for tests: on kernels with CONFIG_FAULT_INJECTION_DEBUG_FS
  * the standard fault attribute in /sys/kernel/debug/tmem/fail_preswap_put
  * (probability, interval, times, ...) makes the store step of a put fail
- * with -ENOSPC, as if tmem were full. Off (probability 0) by default; it
- * logs nothing (verbose 0). Elsewhere it compiles away.
+ * with -ENOSPC, as if tmem were full, and fail_preswap_get makes the get of
+ * a held page fail as if the backend could not read it (-EIO to the
+ * kernel). Off (probability 0) by default; they log nothing (verbose 0).
+ * Elsewhere they compile away.
  */
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 static DECLARE_FAULT_ATTR(preswap_fail_put);
+static DECLARE_FAULT_ATTR(preswap_fail_get);
 
 static bool preswap_inject_failure(void)
 {
 	return should_fail(&preswap_fail_put, PAGE_SIZE);
 }
 
+static bool preswap_inject_get_failure(void)
+{
+	return should_fail(&preswap_fail_get, PAGE_SIZE);
+}
+
 static void preswap_fault_init(struct dentry *debugfs_root)
 {
 	preswap_fail_put.verbose = 0;
+	preswap_fail_get.verbose = 0;
 	fault_create_debugfs_attr("fail_preswap_put", debugfs_root,
 				  &preswap_fail_put);
+	fault_create_debugfs_attr("fail_preswap_get", debugfs_root,
+				  &preswap_fail_get);
 }
 #else
 static bool preswap_inject_failure(void)
+{
+	return false;
+}
+
+static bool preswap_inject_get_failure(void)
 {
 	return false;
 }
@@ -192,10 +234,16 @@ int preswap_put(struct page *page)
 	pgoff_t offset = swp_offset(entry);
 	long i, nr = compound_nr(page);
 	struct preswap_area *area;
+	bool unloading, moved;
 	int ret = -ENOSPC;
 
 	if (type >= MAX_SWAPFILES)
 		return -EINVAL;
+	/*
+	 * Held for the put: fails once rmmod has begun, so a page stored here
+	 * can never be freed with the module (see preswap_held_inc()).
+	 */
+	unloading = !try_module_get(THIS_MODULE);
 	rcu_read_lock();
 	area = rcu_dereference(preswap_areas[type]);
 	if (!area || offset + nr > area->pages)
@@ -203,7 +251,11 @@ int preswap_put(struct page *page)
 	/* whatever happens below, no older copy of these slots survives */
 	for (i = 0; i < nr; i++)
 		preswap_drop(area, type, offset + i);
-	if (nr > 1 || !READ_ONCE(preswap_enabled) ||
+	if (unloading)
+		atomic_long_inc(&preswap_refused_unloading);
+	/* a page the shrink moved out goes to the swap device this time */
+	moved = test_and_clear_bit(offset, area->moved);
+	if (unloading || moved || nr > 1 || !READ_ONCE(preswap_enabled) ||
 	    READ_ONCE(preswap_shrinking) || preswap_pool < 0) {
 		area->put_refused++;
 		goto out;
@@ -218,6 +270,8 @@ int preswap_put(struct page *page)
 	area->puts++;
 out:
 	rcu_read_unlock();
+	if (!unloading)
+		module_put(THIS_MODULE);
 	return ret;
 }
 
@@ -235,13 +289,21 @@ int preswap_get(struct page *page)
 	area = rcu_dereference(preswap_areas[type]);
 	if (!area || offset >= area->pages || !test_bit(offset, area->map))
 		goto out;
-	ret = tmem_get_page(preswap_pool, preswap_object(type, offset),
-			    preswap_index(offset), page);
+	if (preswap_inject_get_failure())
+		ret = -EIO;
+	else
+		ret = tmem_get_page(preswap_pool, preswap_object(type, offset),
+				    preswap_index(offset), page);
 	if (ret) {
-		/* A persistent page never vanishes: this would be data loss. */
-		pr_err_ratelimited("swap slot %u:%lu held but not found (%d)\n",
+		/*
+		 * A persistent page never vanishes: this is data loss. -EIO
+		 * tells the kernel to fail the swap-in rather than read the
+		 * disk slot, which was never written.
+		 */
+		pr_err_ratelimited("swap slot %u:%lu held but not readable (%d)\n",
 				   type, offset, ret);
 		area->get_misses++;
+		ret = -EIO;
 	} else {
 		area->gets++;
 	}
@@ -258,9 +320,12 @@ int preswap_flush_page(unsigned int type, pgoff_t offset)
 		return -EINVAL;
 	rcu_read_lock();
 	area = rcu_dereference(preswap_areas[type]);
-	if (area && offset < area->pages && test_bit(offset, area->map)) {
-		preswap_drop(area, type, offset);
-		area->flushes++;
+	if (area && offset < area->pages) {
+		clear_bit(offset, area->moved);	/* the slot is free again */
+		if (test_bit(offset, area->map)) {
+			preswap_drop(area, type, offset);
+			area->flushes++;
+		}
 	}
 	rcu_read_unlock();
 	return 0;
@@ -285,8 +350,7 @@ int preswap_flush_area(unsigned int type)
 		clear_bit(offset, area->map);
 		preswap_held_dec(area);
 	}
-	kvfree(area->map);
-	kfree(area);
+	preswap_free_area(area);
 	return 0;
 }
 
@@ -320,9 +384,18 @@ static int preswap_shrink_pass(unsigned long target)
 				rcu_read_unlock();
 				break;
 			}
+			/* its next put (the writeback of the dirtied page) is refused */
+			set_bit(offset, area->moved);
 			rcu_read_unlock();
 			/* -EAGAIN/-ENOMEM: slot busy or no memory, try later */
 			err = tmem_preswap_writeback(type, offset);
+			rcu_read_lock();
+			area = rcu_dereference(preswap_areas[type]);
+			if (area && !err)
+				area->moved_out++;
+			else if (area)	/* still held: its next put is normal */
+				clear_bit(offset, area->moved);
+			rcu_read_unlock();
 			if (err && err != -EAGAIN && err != -ENOMEM)
 				return err;
 			offset++;
@@ -415,15 +488,17 @@ static int preswap_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "pool %d enabled %d held %ld\n", preswap_pool,
 		   READ_ONCE(preswap_enabled), atomic_long_read(&preswap_held));
-	seq_puts(m, "type slots held puts put_refused gets get_misses flushes\n");
+	seq_puts(m, "type slots held puts put_refused gets get_misses flushes moved_out\n");
 	rcu_read_lock();
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		area = rcu_dereference(preswap_areas[type]);
 		if (area)
-			seq_printf(m, "%u %lu %ld %lu %lu %lu %lu %lu\n", type,
-				   area->pages, atomic_long_read(&area->held),
-				   area->puts, area->put_refused, area->gets,
-				   area->get_misses, area->flushes);
+			seq_printf(m, "%u %lu %ld %lu %lu %lu %lu %lu %lu\n",
+				   type, area->pages,
+				   atomic_long_read(&area->held), area->puts,
+				   area->put_refused, area->gets,
+				   area->get_misses, area->flushes,
+				   area->moved_out);
 	}
 	rcu_read_unlock();
 	return 0;
@@ -445,11 +520,16 @@ int preswap_init(struct dentry *debugfs_root)
 	return 0;
 }
 
-/* Called after the hooks are withdrawn; nothing is held (module pinned). */
+/*
+ * Called after the hooks are withdrawn. Nothing is held: a held page pins
+ * the module, and no put was accepted once the unload began.
+ */
 void preswap_exit(void)
 {
 	unsigned int type;
 
+	pr_info("%ld preswap puts refused while unloading\n",
+		atomic_long_read(&preswap_refused_unloading));
 	unregister_sysctl_table(preswap_sysctl_header);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		struct preswap_area *area;
@@ -459,8 +539,7 @@ void preswap_exit(void)
 			continue;
 		WARN_ON(atomic_long_read(&area->held));
 		RCU_INIT_POINTER(preswap_areas[type], NULL);
-		kvfree(area->map);
-		kfree(area);
+		preswap_free_area(area);
 	}
 	tmem_destroy_pool(preswap_pool);
 }

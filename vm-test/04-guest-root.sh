@@ -1,9 +1,9 @@
 #!/bin/bash
 # Step 4: the guest's root disk: Debian bookworm (debootstrap minbase) with
 # dkms, a compiler and the test tools, plus the patched kernel's image and
-# headers packages installed as a user would (dpkg -i). The result is an ext4
-# image made with mkfs.ext4 -d; the guest boots it with snapshot=on, so the
-# cached image is never changed by a run.
+# headers packages installed as a user would (dpkg -i). The result is an ext2
+# image (ext4 for Debian's kernel) made with mkfs -d; the guest boots it
+# with snapshot=on, so the cached image is never changed by a run.
 #
 # Cached in two layers: the base tree (key: package list + this script) and
 # the image (key: base + kernel .debs). Runs for different kernels (test,
@@ -15,6 +15,8 @@
 # initramfs-tools) installed from the mirror with apt; its vmlinuz and
 # initrd are kept next to the image (current-$KSERIES-debian.boot/) for
 # 05-boot.sh. The key follows the versions the mirror offers.
+# KCONFIG=debian-tmem (debian-kernel.sh) does the same with the patched
+# kernel built from Debian's configuration, installed with apt.
 . "$(dirname "$0")/lib.sh"
 
 GUEST_PKGS=dkms,gcc,make,libc6-dev,libelf1,kmod,procps,e2fsprogs,util-linux,psmisc,stress-ng,fio,vmtouch,dosfstools
@@ -26,6 +28,10 @@ if [ "$KCONFIG" = debian ]; then
 	# shellcheck disable=SC2086
 	image_key=$(printf '%s\n' "$base_key" debian \
 		"$(apt-cache policy $DEBIAN_KPKGS | grep Candidate)" | sha256sum | cut -c1-16)
+elif [ "$KCONFIG" = debian-tmem ]; then
+	kdir=$(KDEBS_DIR)
+	image_key=$(printf '%s\n' "$base_key" debian-tmem "$kdir" \
+		"$(apt-cache policy initramfs-tools | grep Candidate)" | sha256sum | cut -c1-16)
 else
 	kdir=$(KDEBS_DIR)
 	image_key=$(printf '%s\n' "$base_key" "$(kernel_key)" | sha256sum | cut -c1-16)
@@ -42,7 +48,7 @@ link="$guest/current-$KSERIES-$KCONFIG.img"
 if [ -f "$image" ]; then
 	echo "==> guest root: cached in $image"
 	ln -sfn "$image" "$link"
-	[ "$KCONFIG" = debian ] && ln -sfn "$image.boot" "${link%.img}.boot"
+	case $KCONFIG in debian*) ln -sfn "$image.boot" "${link%.img}.boot" ;; esac
 	exit 0
 fi
 
@@ -74,17 +80,26 @@ fi
 # BASE_ONLY=1: prepare the base tree only (it needs no kernel).
 [ "${BASE_ONLY:-0}" = 1 ] && exit 0
 tree="$guest/tree-$image_key.tmp"
-if [ "$KCONFIG" = debian ]; then
-	step "install Debian's own kernel ($DEBIAN_KPKGS) into a copy of the base tree"
+if [ "$KCONFIG" = debian ] || [ "$KCONFIG" = debian-tmem ]; then
+	step "install the kernel ($KCONFIG) into a copy of the base tree"
 	rm -rf "$tree" "$image.boot"
 	cp -a "$base" "$tree"
 	cp /etc/resolv.conf "$tree/etc/resolv.conf" 2>/dev/null || true
 	mount -t proc proc "$tree/proc"
 	trap 'umount "$tree/proc" 2>/dev/null || true' EXIT
-	# shellcheck disable=SC2086
-	chroot "$tree" sh -c "apt-get update && apt-get install -y --no-install-recommends $DEBIAN_KPKGS" \
-		>"$guest/kernel-install-debian.log" 2>&1 ||
-		{ tail -20 "$guest/kernel-install-debian.log"; die "installing Debian's kernel failed"; }
+	if [ "$KCONFIG" = debian ]; then
+		kinstall="apt-get install -y --no-install-recommends $DEBIAN_KPKGS"
+	else
+		# the patched kernel from Debian's configuration: its packages
+		# with apt, as README.Debian says; Debian's hooks make the initrd
+		mkdir -p "$tree/tmp/kdebs"
+		cp "$kdir"/linux-image-*.deb "$kdir"/linux-headers-*.deb "$tree/tmp/kdebs/"
+		kinstall="apt-get install -y --no-install-recommends initramfs-tools &&
+			apt-get install -y --no-install-recommends /tmp/kdebs/*.deb && rm -rf /tmp/kdebs"
+	fi
+	chroot "$tree" sh -c "apt-get update && $kinstall" \
+		>"$guest/kernel-install-$KCONFIG.log" 2>&1 ||
+		{ tail -20 "$guest/kernel-install-$KCONFIG.log"; die "installing the kernel ($KCONFIG) failed"; }
 	umount "$tree/proc"
 	trap - EXIT
 	rm -f "$tree/etc/resolv.conf"
@@ -92,7 +107,7 @@ if [ "$KCONFIG" = debian ]; then
 	mkdir -p "$image.boot"
 	cp "$tree"/boot/vmlinuz-* "$image.boot/vmlinuz"
 	cp "$tree"/boot/initrd.img-* "$image.boot/initrd.img" ||
-		die "Debian's kernel came without an initrd"
+		die "the kernel ($KCONFIG) came without an initrd"
 	step_done
 else
 	[ -f "$kdir/stamp" ] || die "kernel .debs missing: run vm-test/02-kernel.sh first"
@@ -111,13 +126,18 @@ else
 	step_done
 fi
 
-step "make the ext4 image"
+# The test kernels build ext4 as a module, as Debian does, and boot without
+# an initramfs: their root is ext2, which they have built in. Debian's own
+# kernel (KCONFIG=debian) mounts its root from its initramfs: ext4.
+rootfs=ext2
+case $KCONFIG in debian*) rootfs=ext4 ;; esac
+step "make the $rootfs image"
 # images of other inputs unused for two days go
 find "$guest" -maxdepth 1 -name 'root-*.img' -mtime +2 -delete
 truncate -s 4G "$image.tmp"
-mkfs.ext4 -q -F -L tmemroot -d "$tree" "$image.tmp"
+"mkfs.$rootfs" -q -F -L tmemroot -d "$tree" "$image.tmp"
 mv "$image.tmp" "$image"
 rm -rf "$tree"
 ln -sfn "$image" "$link"
-[ "$KCONFIG" = debian ] && ln -sfn "$image.boot" "${link%.img}.boot"
+case $KCONFIG in debian*) ln -sfn "$image.boot" "${link%.img}.boot" ;; esac
 step_done

@@ -18,6 +18,10 @@
 # guest/unpatched.sh installs the package (console-unpatched.log,
 # tap-unpatched.log).
 #
+# debkernel (debian-kernel.sh, KCONFIG=debian-tmem): one boot on the patched
+# kernel built from Debian's own configuration, with its initrd;
+# guest/debkernel.sh runs there.
+#
 # upgrade (after check, once the UPGRADE_KSERIES kernel is built): two more
 # boots on that root disk. The patched 6.1 kernel again, with the next
 # series' kernel .debs on the payload (upgrade/): guest/upgrade-install.sh
@@ -205,6 +209,11 @@ if [ "$mode" = unpatched ]; then
 	GUEST_TIMEOUT=${UNPATCHED_TIMEOUT:-1200} boot "$uboot/vmlinuz" console-unpatched \
 		"$uroot" ,snapshot=on "$uboot/initrd.img"
 	echo "$rc" >"$RESULTS/qemu-unpatched.rc"
+elif [ "$KCONFIG" = debian-tmem ]; then
+	# debian-kernel.sh: the patched kernel from Debian's configuration,
+	# booted through its initramfs
+	boot "${root%.img}.boot/vmlinuz" console "$root" "$rootopt" "${root%.img}.boot/initrd.img"
+	echo "$rc" >"$RESULTS/qemu.rc"
 else
 	boot "$(vmlinuz "$kdir")" console "$root" "$rootopt"
 	echo "$rc" >"$RESULTS/qemu.rc"

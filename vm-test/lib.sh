@@ -74,4 +74,11 @@ kernel_key() {
 		cat "$VMTEST/02-kernel.sh"
 	} | sha256sum | cut -c1-16
 }
-KDEBS_DIR() { echo "$KBUILD_DIR/$(kernel_key)"; }
+# KCONFIG=debian-tmem (debian-kernel.sh) keys its own build and links it.
+KDEBS_DIR() {
+	if [ "$KCONFIG" = debian-tmem ]; then
+		readlink -f "$KBUILD_DIR/current"
+	else
+		echo "$KBUILD_DIR/$(kernel_key)"
+	fi
+}

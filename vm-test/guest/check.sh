@@ -89,6 +89,10 @@ test_precache_hooks() {
 	local b sum sum4 f=$MNT/file
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 $DATA
 	run "mount an ext4 data disk" mount $DATA $MNT || return
+	# as in Debian's kernel: the hooks in ext4 run from a module
+	# (only a loadable module has an initstate)
+	[ "$(cat /sys/module/ext4/initstate 2>/dev/null)" = live ]
+	ok $? "ext4 runs as a loadable module, as in Debian's kernel"
 
 	head -c 8M /dev/urandom >/tmp/ref
 	sum=$(file_sum /tmp/ref)
@@ -205,22 +209,55 @@ test_unload_under_load() {
 		done
 	) >/tmp/fileload.out 2>&1 &
 	local fpid=$!
-	# small enough that each modprobe -r drains what preswap holds quickly
-	$TOOLS/memcheck -m 32 -g 3 -p >/tmp/memload.out 2>&1 &
+	# a memory cgroup at its limit churns swap the whole time (every
+	# generation rewrites the set, so pages go out and come back); small
+	# enough that each modprobe -r drains what preswap holds quickly
+	in_cgroup churn 24M $TOOLS/memcheck -m 40 -g 4 >/tmp/memload.out 2>&1 &
 	local mpid=$!
 	for i in $(seq 1 10); do
-		unload_tmem || rc=1
+		unload_tmem || { log "unload $i failed"; rc=1; }
 		sleep 0.3
 		modprobe tmem || rc=1
 		sleep 0.3
 	done
-	ok $rc "10 unload/reload cycles while files and swap are busy"
+	ok $rc "10 modprobe -r / modprobe cycles while files and a 24M cgroup's swap are busy"
 	wait $fpid
 	ok $? "file data intact through the reloads $(cat /tmp/fileload.out)"
 	wait $mpid
 	ok $? "anonymous data intact through the reloads: $(tail -1 /tmp/memload.out)"
 	swapoff $SWAP
 	umount $MNT
+}
+
+# rmmod while preswap is on but holds nothing: the module is not pinned,
+# so rmmod starts at once, and until the hooks are withdrawn swap-outs still
+# reach preswap. None may be stored then (the page would go with the
+# module, and its swap slot was never written). unload_delay_ms holds the
+# unload in that window for 4 s while a workload pushes pages out.
+test_unload_window() {
+	local rpid pid n
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the unload-window test"; return; }
+	[ "$(cat /proc/sys/vm/preswap)" = 0 ] && [ "$(cat /proc/sys/vm/preswap_enabled)" = 1 ]
+	ok $? "preswap is on and holds nothing: the module is not pinned"
+	echo 4000 >/sys/module/tmem/parameters/unload_delay_ms
+	rmmod tmem &
+	rpid=$!
+	while [ "$(cat /sys/module/tmem/initstate 2>/dev/null)" = live ]; do
+		sleep 0.1
+	done
+	log "tmem is $(cat /sys/module/tmem/initstate 2>/dev/null): swapping now"
+	$TOOLS/memcheck -m 16 -g 2 -p >/tmp/window.out 2>&1 &
+	pid=$!
+	wait $rpid
+	ok $? "rmmod with swap-outs arriving during the unload"
+	n=$(dmesg | tail -n 50 | sed -n 's/.*tmem: \([0-9]*\) preswap puts refused while unloading.*/\1/p')
+	[ "${n:-0}" -gt 0 ]
+	ok $? "puts that arrived after rmmod began were refused (${n:-none})"
+	wait $pid
+	ok $? "data swapped during the unload is intact: $(cat /tmp/window.out)"
+	swapoff $SWAP
+	run "modprobe tmem again" modprobe tmem
 }
 
 test_final_unload() {
@@ -238,6 +275,46 @@ test_kmemleak() {
 	[ "$all" = 0 ] || head -80 $k | sed 's/^unreferenced object/kmemleak object/'
 	[ "$ours" = 0 ]
 	ok $? "kmemleak: no leak from tmem ($ours from tmem, $all in all)"
+}
+
+# Smoke, for the upgraded kernel and for Debian's configuration: precache
+# puts and hits with file contents checked, preswap puts and gets with every
+# page checked, fork-shared pages, and the area's held pages back to 0 at
+# swapoff.
+test_smoke() {
+	local f=$MNT/file sum b h
+	mkfs.ext4 -q -F $DATA && run "mount an ext4 data disk" mount $DATA $MNT || return
+	# evict (page cache only): drop_caches=3 would also evict the inode,
+	# and inode eviction rightly flushes its pages from precache
+	head -c 16M /dev/urandom >$f
+	sum=$(file_sum $f)
+	evict
+	[ "$(file_sum $f)" = "$sum" ]
+	ok $? "file reads back with the written checksum"
+	b=$(hook precache_put)
+	evict
+	moved precache_put "$b" "evicting clean pages offers them to precache"
+	b=$(hook precache_get) h=$(pc hits)
+	[ "$(file_sum $f)" = "$sum" ]
+	ok $? "file read back after eviction matches its checksum"
+	moved precache_get "$b" "reading from disk asks precache first"
+	[ "$(pc hits)" -gt "$h" ]
+	ok $? "and precache served hits ($h -> $(pc hits))"
+	umount $MNT
+
+	mkswap -q $SWAP >/dev/null
+	run "swapon the swap disk" swapon $SWAP || return
+	local bp bg
+	bp=$(hook preswap_put) bg=$(hook preswap_get)
+	run "pages pushed out with MADV_PAGEOUT, 2 generations, fork-shared: intact" \
+		$TOOLS/memcheck -m 64 -g 2 -p -f
+	moved preswap_put "$bp" "swap-out offers pages to preswap"
+	moved preswap_get "$bg" "swap-in asks preswap first"
+	[ "$(ps_total get_misses)" = 0 ]
+	ok $? "no held page ever missed in tmem"
+	run "swapoff" swapoff $SWAP
+	[ "$(ps_total held)" = 0 ]
+	ok $? "after swapoff preswap holds 0 pages"
 }
 
 # The kernel upgrade, first half (run by upgrade-install.sh; 05-boot.sh
@@ -276,8 +353,9 @@ test_upgrade_install() {
 # /payload/check-tests) runs a subset instead, for work on one area
 tests="test_kunit test_precache_hooks test_precache_reread
 	test_precache_coherency test_preswap_hooks test_preswap_store
-	test_preswap_areas test_reload_with_swap_on test_unload_under_load
-	test_final_unload test_kmemleak"
+	test_preswap_areas test_preswap_shrink_sticks test_preswap_lost_page
+	test_precache_vfat_aio test_reload_with_swap_on test_unload_window
+	test_unload_under_load test_final_unload test_kmemleak"
 if [ -s /payload/check-tests ]; then
 	tests=$(cat /payload/check-tests)
 	echo "# a subset: test_install $tests" >&3

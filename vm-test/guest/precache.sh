@@ -203,3 +203,26 @@ test_precache_coherency() {
 		$TOOLS/fsx -d $MNT -n 3 -t 60
 	umount $MNT
 }
+
+# Async O_DIRECT on a filesystem that uses fs/direct-io.c (vfat; fat and
+# vfat are modules, as in Debian's kernel): each overwrite is one Linux AIO
+# write, while a second process reads the range through the page cache and
+# evicts it again (POSIX_FADV_DONTNEED, so precache keeps the pages). An
+# async write that completes while no page is cached used to skip every
+# invalidation, leaving the old generation in precache for the next read.
+test_precache_vfat_aio() {
+	local h b gens=1500
+	mkfs.vfat $DATA >/dev/null && mount -t vfat $DATA $MNT ||
+		{ ok 1 "mount a vfat data disk"; return; }
+	grep -q '^vfat ' /proc/modules && grep -q '^fat ' /proc/modules
+	ok $? "vfat and fat are loaded as modules ($(grep -oE '^(v?fat) ' /proc/modules | tr -d '\n'))"
+	h=$(pc hits) b=$(hook precache_flush_inode)
+	run "vfat: $gens async O_DIRECT overwrites racing buffered reads + DONTNEED; every read after a completion returns the new generation" \
+		$TOOLS/aiodio $MNT/aio 16 $gens
+	[ "$(pc hits)" -gt "$h" ]
+	ok $? "the racing reads were served from precache meanwhile (hits $h -> $(pc hits))"
+	# one flush before each write (kiocb_invalidate_pages), one after
+	[ "$(hook precache_flush_inode)" -ge $((b + 2 * gens)) ]
+	ok $? "each async write flushed the inode before and after (flush_inode $b -> $(hook precache_flush_inode), $gens writes)"
+	umount $MNT
+}

@@ -143,3 +143,75 @@ test_preswap_areas() {
 	rm -f $sf
 	umount $MNT
 }
+
+# ps_moved_out: pages the shrink (vm.preswap = N) moved out, all areas.
+ps_moved_out() { awk 'NR > 2 {s += $9} END {print s + 0}' $DBG/preswap; }
+
+# vm.preswap = 0 must stick: the pages it moves out are dirty in the swap
+# cache, and when reclaim writes them they go to the swap device, not
+# straight back into preswap. The workload's pages are all pushed out
+# (MADV_PAGEOUT) into preswap, moved out with vm.preswap = 0, then its
+# cgroup is made to reclaim (memory.reclaim) while it writes nothing new.
+test_preswap_shrink_sticks() {
+	local cg=/sys/fs/cgroup/stick held moved w0 w i pid
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the vm.preswap test"; return; }
+	rm -f /tmp/ready /tmp/go
+	in_cgroup stick max $TOOLS/memcheck -m 32 -p -r /tmp/ready -w /tmp/go >/tmp/stick.out 2>&1 &
+	pid=$!
+	while [ ! -e /tmp/ready ]; do sleep 0.5; done
+	held=$(ps_held)
+	run "vm.preswap=0 with $held pages held" sh -c 'echo 0 >/proc/sys/vm/preswap'
+	moved=$(ps_moved_out)
+	[ "$held" -gt 4000 ] && [ "$(ps_held)" = 0 ] && [ "$moved" -ge "$held" ]
+	ok $? "the shrink moved every page out ($held held, moved_out $moved, now $(ps_held))"
+	w0=$(sectors_written $SWAP)
+	for i in 1 2 3 4 5; do
+		echo 64M >$cg/memory.reclaim 2>/dev/null
+		sleep 1
+		w=$(($(sectors_written $SWAP) - w0))
+		[ "$w" -ge $((moved * 8)) ] && break
+	done
+	log "reclaim after the shrink: $w sectors written, preswap holds $(ps_held)"
+	[ "$w" -ge $((moved * 8)) ]
+	ok $? "reclaim wrote the moved pages to the swap device ($w sectors for $moved pages)"
+	[ "$(ps_held)" -le 16 ]
+	ok $? "and preswap did not take them back ($(ps_held) held, no new pages swapped)"
+	touch /tmp/go
+	wait $pid
+	ok $? "data moved out and written back is intact: $(cat /tmp/stick.out)"
+	swapoff $SWAP
+}
+
+# A page preswap holds but cannot give back (the fail_preswap_get fault
+# attribute stands for a backend read error) is an I/O error: the process
+# dies with SIGBUS, the kernel names the swap entry, and nobody gets the
+# never-written disk slot's old contents.
+test_preswap_lost_page() {
+	local fa=$DBG/fail_preswap_get held m0 pid rc
+	[ -d $fa ] || { ok 1 "fault attribute $fa exists"; return; }
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the lost-page test"; return; }
+	rm -f /tmp/ready /tmp/go
+	$TOOLS/memcheck -m 16 -p -r /tmp/ready -w /tmp/go >/tmp/lost.out 2>&1 &
+	pid=$!
+	while [ ! -e /tmp/ready ]; do sleep 0.5; done
+	held=$(ps_held) m0=$(ps_total get_misses)
+	echo 0 >$fa/verbose
+	echo -1 >$fa/times
+	echo 1 >$fa/interval
+	echo 100 >$fa/probability
+	touch /tmp/go
+	wait $pid
+	rc=$?
+	echo 0 >$fa/probability
+	[ "$held" -gt 0 ] && [ $rc = $((128 + 7)) ]
+	ok $? "a process whose swapped pages ($held in preswap) cannot be read back dies with SIGBUS (exit $rc: $(tail -1 /tmp/lost.out))"
+	[ "$(ps_total get_misses)" -gt "$m0" ]
+	ok $? "the failed gets are counted (get_misses $m0 -> $(ps_total get_misses))"
+	dmesg | grep -q 'tmem: swap entry [0-9a-f]* lost, read fails'
+	ok $? "the kernel log names the lost swap entry: $(dmesg | grep -m1 'swap entry .* lost')"
+	run "then, without the fault, pages swap out and back intact" \
+		$TOOLS/memcheck -m 16 -g 2 -p
+	swapoff $SWAP
+}

@@ -25,45 +25,6 @@ test_upgraded_kernel() {
 	ok $? "the loaded tmem was built for $(uname -r)"
 }
 
-# Smoke on the new kernel: precache puts and hits with file contents checked,
-# preswap puts and gets with every page checked, fork-shared pages, and the
-# area's held pages back to 0 at swapoff.
-test_upgraded_smoke() {
-	local f=$MNT/file sum b h
-	mkfs.ext4 -q -F $DATA && run "mount an ext4 data disk" mount $DATA $MNT || return
-	# evict (page cache only): drop_caches=3 would also evict the inode,
-	# and inode eviction rightly flushes its pages from precache
-	head -c 16M /dev/urandom >$f
-	sum=$(file_sum $f)
-	evict
-	[ "$(file_sum $f)" = "$sum" ]
-	ok $? "file reads back with the written checksum"
-	b=$(hook precache_put)
-	evict
-	moved precache_put "$b" "evicting clean pages offers them to precache"
-	b=$(hook precache_get) h=$(pc hits)
-	[ "$(file_sum $f)" = "$sum" ]
-	ok $? "file read back after eviction matches its checksum"
-	moved precache_get "$b" "reading from disk asks precache first"
-	[ "$(pc hits)" -gt "$h" ]
-	ok $? "and precache served hits ($h -> $(pc hits))"
-	umount $MNT
-
-	mkswap -q $SWAP >/dev/null
-	run "swapon the swap disk" swapon $SWAP || return
-	local bp bg
-	bp=$(hook preswap_put) bg=$(hook preswap_get)
-	run "pages pushed out with MADV_PAGEOUT, 2 generations, fork-shared: intact" \
-		$TOOLS/memcheck -m 64 -g 2 -p -f
-	moved preswap_put "$bp" "swap-out offers pages to preswap"
-	moved preswap_get "$bg" "swap-in asks preswap first"
-	[ "$(ps_total get_misses)" = 0 ]
-	ok $? "no held page ever missed in tmem"
-	run "swapoff" swapoff $SWAP
-	[ "$(ps_total held)" = 0 ]
-	ok $? "after swapoff preswap holds 0 pages"
-}
-
 # apt remove takes tmem away from every kernel it was built for.
 test_remove() {
 	run "rmmod tmem" unload_tmem
@@ -81,7 +42,7 @@ test_remove() {
 
 test_upgraded_kernel || { echo "# tmem not loaded on the new kernel, stopping" >&3; exit 1; }
 test_kunit
-test_upgraded_smoke
+test_smoke
 test_remove
 test_kmemleak
 echo "1..$T" >&3
