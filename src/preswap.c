@@ -321,10 +321,17 @@ int preswap_flush_page(unsigned int type, pgoff_t offset)
 	rcu_read_lock();
 	area = rcu_dereference(preswap_areas[type]);
 	if (area && offset < area->pages) {
-		clear_bit(offset, area->moved);	/* the slot is free again */
+		/*
+		 * A held slot is dropped (slot freed, or the shrink's writeback
+		 * flushing its copy: its "moved" bit must stay for the next
+		 * put). A slot not held that is flushed is being freed: a page
+		 * stored there next is a new one.
+		 */
 		if (test_bit(offset, area->map)) {
 			preswap_drop(area, type, offset);
 			area->flushes++;
+		} else {
+			clear_bit(offset, area->moved);
 		}
 	}
 	rcu_read_unlock();
