@@ -24,6 +24,17 @@
  * invalidate_bdev flushes every filesystem on that device; umount destroys
  * the pool.
  *
+ * O_DIRECT writes in flight: while an inode has direct I/O in flight
+ * (inode->i_dio_count, held from submission until after the kernel's
+ * post-write invalidation and precache flush), a put of one of its pages is
+ * a flush and a get is a miss. A page read from disk during the write may
+ * hold the old data; the kernel drops such pages from the page cache when
+ * the write completes, but a copy in precache could move back into the page
+ * cache (a get) after that scan and before the flush, and so outlive both.
+ * With no copy entering or leaving precache during the write, the final
+ * flush leaves nothing stale (found with async O_DIRECT overwrites on vfat
+ * racing buffered reads: one read in ten returned the previous data).
+ *
  * Tunables (module parameter and sysctl vm.precache_enabled, same value):
  *   precache_enabled  1 = on (default), 0 = off. Turning it off stops puts
  *                     and gets and drops every pool, so nothing stale can
@@ -178,7 +189,8 @@ int precache_put(struct address_space *mapping, struct folio *folio)
 	struct precache_fs *fs;
 	int ret = -ENOSPC;
 
-	if (!inode || !precache_wanted(inode))
+	if (!inode || !precache_wanted(inode) ||
+	    atomic_read(&inode->i_dio_count))	/* see the top of this file */
 		return precache_flush_page(mapping, folio);
 	/* Only whole, clean, small pages whose index fits the handle. */
 	if (folio_test_large(folio) || folio_test_dirty(folio) ||
@@ -207,7 +219,7 @@ int precache_get(struct page *page)
 	int ret = -ENOENT;
 
 	if (!inode || !precache_wanted(inode) || page->index > U32_MAX ||
-	    PageCompound(page))
+	    PageCompound(page) || atomic_read(&inode->i_dio_count))
 		return ret;
 	rcu_read_lock();
 	fs = precache_fs_find(inode->i_sb);

@@ -175,8 +175,10 @@ test_preswap_shrink_sticks() {
 	log "reclaim after the shrink: $w sectors written, preswap holds $(ps_held)"
 	[ "$w" -ge $((moved * 8)) ]
 	ok $? "reclaim wrote the moved pages to the swap device ($w sectors for $moved pages)"
-	[ "$(ps_held)" -le 16 ]
-	ok $? "and preswap did not take them back ($(ps_held) held, no new pages swapped)"
+	# reclaim also swaps out the workload's few other pages (stack, libc
+	# data): new pages, which preswap may take; the moved ones it may not
+	[ "$(ps_held)" -le $((moved / 100)) ]
+	ok $? "and preswap did not take them back ($(ps_held) held, at most $((moved / 100)) new pages allowed)"
 	touch /tmp/go
 	wait $pid
 	ok $? "data moved out and written back is intact: $(cat /tmp/stick.out)"
