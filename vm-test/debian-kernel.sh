@@ -25,6 +25,7 @@
 #      (dkms builds it), checks that the hooked filesystems are modules, and
 #      runs the precache/preswap smoke tests and the vfat async O_DIRECT test.
 #   5. 06-summary.sh over that boot.
+# BUILD_ONLY=1 stops after step 2.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export KSERIES=6.1 KCONFIG=debian-tmem QUICK=${QUICK:-1}
@@ -101,6 +102,8 @@ else
 fi
 ln -sfn "$out" "$KBUILD_DIR/current"
 ls -l "$out"
+# BUILD_ONLY=1: stop after the kernel (e.g. to build it beside other work)
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 bash "$here/03-module-deb.sh"
 bash "$here/04-guest-root.sh"
