@@ -211,7 +211,7 @@ test_precache_coherency() {
 # async write that completes while no page is cached used to skip every
 # invalidation, leaving the old generation in precache for the next read.
 test_precache_vfat_aio() {
-	local h b gens=1500
+	local h b gens=1000
 	mkfs.vfat $DATA >/dev/null && mount -t vfat $DATA $MNT ||
 		{ ok 1 "mount a vfat data disk"; return; }
 	grep -q '^vfat ' /proc/modules && grep -q '^fat ' /proc/modules
