@@ -254,7 +254,8 @@ int preswap_put(struct page *page)
 	if (unloading)
 		atomic_long_inc(&preswap_refused_unloading);
 	/* a page the shrink moved out goes to the swap device this time */
-	moved = test_and_clear_bit(offset, area->moved);
+	moved = test_bit(offset, area->moved) &&	/* no atomic write if clear */
+		test_and_clear_bit(offset, area->moved);
 	if (unloading || moved || nr > 1 || !READ_ONCE(preswap_enabled) ||
 	    READ_ONCE(preswap_shrinking) || preswap_pool < 0) {
 		area->put_refused++;
