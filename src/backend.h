@@ -10,6 +10,9 @@
  * Context: store() and load() are called with the core's locks held and
  * interrupts possibly disabled (load() of a persistent page runs under a
  * bucket spinlock), free() from any context except NMI.  None may sleep.
+ * An ephemeral store() (precache) may run under the page cache's i_pages
+ * lock, which is also taken in hard interrupt context: it must not take a
+ * lock that is ever held with interrupts enabled.
  */
 #ifndef TMEM_BACKEND_H
 #define TMEM_BACKEND_H
@@ -28,11 +31,13 @@ struct tmem_backend {
 	 * PAGE_SIZE).  The core never interprets a handle, but stores it
 	 * as is in an xarray: it must be non-zero with its two low bits
 	 * clear (an aligned pointer will do).
-	 * Return -errno (e.g. -ENOMEM, or -E2BIG for an incompressible page)
-	 * to refuse; the core then stores nothing.
+	 * Return -errno to refuse (-ENOMEM: no memory; -E2BIG: the page
+	 * would not save memory, e.g. incompressible); the core then stores
+	 * nothing.  @ephemeral: the page goes to an ephemeral pool (see the
+	 * context rule above).
 	 */
-	int (*store)(struct page *page, gfp_t gfp, unsigned long *handle,
-		     unsigned int *charged);
+	int (*store)(struct page *page, gfp_t gfp, bool ephemeral,
+		     unsigned long *handle, unsigned int *charged);
 	/* Copy the data of @handle into @page.  0 or -errno (-EIO). */
 	int (*load)(unsigned long handle, struct page *page);
 	/* Free @handle. */
@@ -41,9 +46,20 @@ struct tmem_backend {
 	unsigned int (*size)(unsigned long handle);
 	/* Bytes of memory the backend uses now, overhead included. */
 	u64 (*bytes_used)(void);
+	/* The compressor new stores use, or NULL (optional). */
+	const char *(*compressor)(void);
 };
 
 /* A copied page per stored page; the default backend. */
 extern const struct tmem_backend tmem_backend_ram;
+/*
+ * Compressed pages: zsmalloc for persistent pools, slab size classes for
+ * ephemeral ones (backend_compress.c); the default.  Set up by the core.
+ */
+extern const struct tmem_backend tmem_backend_compress;
+int tmem_backend_compress_init(void);
+void tmem_backend_compress_exit(void);
+/* Make @name the compressor of new puts (as the module parameter). */
+int tmem_compress_select(const char *name);
 
 #endif /* TMEM_BACKEND_H */

@@ -21,8 +21,8 @@
 /* Pages held, per CPU; a CPU's value may be negative, the sum is not. */
 static DEFINE_PER_CPU(long, ram_pages);
 
-static int ram_store(struct page *page, gfp_t gfp, unsigned long *handle,
-		     unsigned int *charged)
+static int ram_store(struct page *page, gfp_t gfp, bool ephemeral,
+		     unsigned long *handle, unsigned int *charged)
 {
 	/* only ever reached through kmap, so highmem will do */
 	struct page *copy = alloc_page(gfp | __GFP_HIGHMEM);

@@ -9,11 +9,22 @@
  * kept by a backend (backend.h); the core only decides what is stored under
  * which handle and for how long.
  *
- * Tunables, module parameters of tmem.ko (writable at runtime):
+ * Tunables, module parameters of tmem.ko (writable at runtime but backend):
  *   max_pool_percent  capacity of the default store in percent of RAM
  *                     (0..100, default 20)
- *   max_pages         capacity in pages; when non-zero it overrides
- *                     max_pool_percent (default 0; capped at RAM size)
+ *   max_pages         capacity in pages of memory; when non-zero it
+ *                     overrides max_pool_percent (default 0; capped at RAM
+ *                     size)
+ *   backend           how the default store keeps page data, read at load:
+ *                     "compress" (default; backend_compress.c) or "ram"
+ *                     (a plain copy per page)
+ * The capacity is memory, not pages stored: each page is charged what the
+ * backend says it costs (a compressed page its compressed size rounded to
+ * the allocator's granularity; a RAM copy a page), and a same-filled page
+ * (one machine word repeated, zero included) is kept as that word alone in
+ * the core's own slot and charged TMEM_SAME_CHARGE bytes, the metadata it
+ * costs.  The shrinker counts and frees ephemeral memory in units of pages
+ * of those bytes.
  * When the store is full, a put (ephemeral or persistent) first evicts the
  * least recently put ephemeral pages of the store, as Xen tmem did; when
  * none can be evicted the put is refused.  Persistent pages are never
@@ -80,6 +91,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/hash.h>
+#include <linux/highmem.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -116,6 +128,12 @@
 #define TMEM_EVICT_SKIP		64
 /* Single-page evictions a put tries before it gives up. */
 #define TMEM_EVICT_TRIES	8
+/* Bytes charged for a same-filled page: the core's slot or entry. */
+#define TMEM_SAME_CHARGE	64
+/* In a persistent pool's xarray, a same-filled page is the value entry
+ * xa_mk_value(word >> 1) with this mark set iff bit 0 of the word is.
+ */
+#define TMEM_MARK_WORD_BIT0	XA_MARK_0
 /* Entries of a detached object taken off the LRU per lru_lock. */
 #define TMEM_FREE_CHUNK		64
 /*
@@ -135,8 +153,12 @@ enum tmem_stat_item {
 	TMEM_STAT_FLUSHED,
 	TMEM_STAT_EVICTED,
 	TMEM_STAT_SHRUNK,
+	TMEM_STAT_REFUSED_FULL,
+	TMEM_STAT_REFUSED_NOMEM,
+	TMEM_STAT_REFUSED_INCOMPRESSIBLE,
 	TMEM_STAT_PAGES,	/* gauge: per-CPU deltas, may wrap per CPU */
 	TMEM_STAT_BYTES,	/* gauge */
+	TMEM_STAT_SAME_FILLED,	/* gauge */
 	TMEM_NR_STATS
 };
 
@@ -149,6 +171,7 @@ struct tmem_store {
 	spinlock_t lru_lock;
 	struct list_head lru;		/* under lru_lock, oldest first */
 	unsigned long nr_lru;		/* under lru_lock; read racily */
+	unsigned long lru_bytes;	/* charged for them; as nr_lru */
 	struct percpu_counter used;	/* bytes charged, for the limit */
 	unsigned long max_pages;	/* 0: module parameters; READ_ONCE */
 	const struct tmem_backend *backend;
@@ -194,10 +217,17 @@ struct tmem_obj {
 struct tmem_entry {
 	struct list_head lru;		/* on store->lru, under lru_lock */
 	struct tmem_obj *obj;
-	unsigned long handle;		/* the backend's */
-	unsigned int size;		/* bytes charged */
+	unsigned long handle;		/* the backend's, or the fill word */
+	unsigned int size : 31;		/* bytes charged */
+	unsigned int same_filled : 1;	/* handle is the word, no backend */
 	u32 index;
 };
+
+/* Persistent pools' bucket locks are never taken under i_pages (ephemeral
+ * ones are), and a backend's irq-unsafe locks nest in them: a lockdep class
+ * of their own says so.
+ */
+static struct lock_class_key tmem_persistent_bucket_key;
 
 static DEFINE_XARRAY_FLAGS(tmem_pools, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 static u32 tmem_pool_next;		/* cyclic id cursor, under xa_lock */
@@ -216,6 +246,10 @@ static struct dentry *tmem_debugfs_pools;
 
 static unsigned int max_pool_percent = 20;
 static unsigned long max_pages;
+static char *backend = "compress";
+module_param(backend, charp, 0444);
+MODULE_PARM_DESC(backend,
+		 "How pages are kept, read at load: compress (default) or ram");
 
 static int max_pool_percent_set(const char *val, const struct kernel_param *kp)
 {
@@ -286,17 +320,26 @@ static inline void pool_stat_inc(struct tmem_pool *p, enum tmem_stat_item i)
 	pool_stat_add(p, i, 1);
 }
 
-/* A page of @size bytes became reachable under its handle / stopped. */
-static inline void account_link(struct tmem_pool *p, unsigned int size)
+/*
+ * A page of @size bytes became reachable under its handle / stopped;
+ * @same: a same-filled page.
+ */
+static inline void account_link(struct tmem_pool *p, unsigned int size,
+				bool same)
 {
 	pool_stat_add(p, TMEM_STAT_PAGES, 1);
 	pool_stat_add(p, TMEM_STAT_BYTES, size);
+	if (same)
+		pool_stat_add(p, TMEM_STAT_SAME_FILLED, 1);
 }
 
-static inline void account_unlink(struct tmem_pool *p, unsigned int size)
+static inline void account_unlink(struct tmem_pool *p, unsigned int size,
+				  bool same)
 {
 	pool_stat_add(p, TMEM_STAT_PAGES, -1);
 	pool_stat_add(p, TMEM_STAT_BYTES, -(s64)size);
+	if (same)
+		pool_stat_add(p, TMEM_STAT_SAME_FILLED, -1);
 }
 
 static void stats_sum(struct tmem_pcpu_stats __percpu *pcs,
@@ -320,65 +363,144 @@ static void stats_sum(struct tmem_pcpu_stats __percpu *pcs,
 	st->flushed = v[TMEM_STAT_FLUSHED];
 	st->evicted = v[TMEM_STAT_EVICTED];
 	st->shrunk = v[TMEM_STAT_SHRUNK];
+	st->refused_full = v[TMEM_STAT_REFUSED_FULL];
+	st->refused_nomem = v[TMEM_STAT_REFUSED_NOMEM];
+	st->refused_incompressible = v[TMEM_STAT_REFUSED_INCOMPRESSIBLE];
 	st->pages = (s64)v[TMEM_STAT_PAGES];
 	st->bytes = (s64)v[TMEM_STAT_BYTES];
+	st->same_filled = (s64)v[TMEM_STAT_SAME_FILLED];
 }
 
 /* ---- entries, objects --------------------------------------------------- */
 
 /*
- * Copy @page into the backend and make the item for it (see struct
- * tmem_entry).  No lock held.  NULL and *@err on failure.
+ * Same-filled pages: one machine word repeated over the whole page (zero
+ * included).  The last word is compared first: a page that differs only
+ * there is common (a zeroed buffer with a trailing value) and cheap to
+ * reject.  No lock needed.
+ */
+static bool page_same_filled(struct page *page, unsigned long *word)
+{
+	const unsigned long *w = kmap_local_page(page);
+	const unsigned int last = PAGE_SIZE / sizeof(*w) - 1;
+	unsigned int i;
+	bool same = w[last] == w[0];
+
+	for (i = 1; same && i < last; i++)
+		if (w[i] != w[0])
+			same = false;
+	*word = w[0];
+	kunmap_local(w);
+	return same;
+}
+
+static void page_fill(struct page *page, unsigned long word)
+{
+	void *d = kmap_local_page(page);
+
+	memset_l(d, word, PAGE_SIZE / sizeof(word));
+	kunmap_local(d);
+}
+
+/*
+ * Copy @page into the backend (or, same-filled, keep its word) and make
+ * the item for it (see struct tmem_entry; a persistent same-filled page is
+ * a value entry, and *@bit0 is the mark its slot must carry).  No lock
+ * held.  NULL and *@err on failure.
  */
 static void *item_store(struct tmem_pool *p, struct page *page, u32 index,
-			int *err)
+			bool *bit0, int *err)
 {
 	struct tmem_store *s = p->store;
 	struct tmem_entry *e;
 	unsigned long handle;
 	unsigned int size;
+	bool same = page_same_filled(page, &handle);
 
-	*err = s->backend->store(page, TMEM_GFP, &handle, &size);
-	if (*err)
-		return NULL;
-	if (WARN_ON_ONCE(!handle || (handle & 3))) {
-		/* not storable in an xarray: a broken backend */
-		s->backend->free(handle);
-		*err = -EINVAL;
-		return NULL;
+	if (same) {
+		size = TMEM_SAME_CHARGE;
+		if (p->persistent) {
+			percpu_counter_add_batch(&s->used, size,
+						 TMEM_USED_BATCH);
+			*bit0 = handle & 1;
+			return xa_mk_value(handle >> 1);
+		}
+	} else {
+		*err = s->backend->store(page, TMEM_GFP, !p->persistent,
+					 &handle, &size);
+		if (*err)
+			return NULL;
+		if (WARN_ON_ONCE(!handle || (handle & 3))) {
+			/* not storable in an xarray: a broken backend */
+			s->backend->free(handle);
+			*err = -EINVAL;
+			return NULL;
+		}
 	}
 	percpu_counter_add_batch(&s->used, size, TMEM_USED_BATCH);
 	if (p->persistent)
 		return (void *)handle;
 	e = kmem_cache_alloc(tmem_entry_cache, TMEM_GFP);
 	if (!e) {
-		s->backend->free(handle);
+		if (!same)
+			s->backend->free(handle);
 		percpu_counter_add_batch(&s->used, -(s64)size, TMEM_USED_BATCH);
 		*err = -ENOMEM;
 		return NULL;
 	}
 	e->handle = handle;
 	e->size = size;
+	e->same_filled = same;
 	e->index = index;
 	return e;
 }
 
-static inline unsigned long item_handle(struct tmem_pool *p, void *item)
+static inline bool item_same(struct tmem_pool *p, void *item)
 {
-	return p->persistent ? (unsigned long)item :
-		((struct tmem_entry *)item)->handle;
+	return p->persistent ? xa_is_value(item) :
+		((struct tmem_entry *)item)->same_filled;
 }
 
 static inline unsigned int item_size(struct tmem_pool *p, void *item)
 {
-	return p->persistent ? p->store->backend->size((unsigned long)item) :
-		((struct tmem_entry *)item)->size;
+	if (!p->persistent)
+		return ((struct tmem_entry *)item)->size;
+	if (xa_is_value(item))
+		return TMEM_SAME_CHARGE;
+	return p->store->backend->size((unsigned long)item);
+}
+
+/*
+ * Fill @page from a persistent item of @o (under its bucket lock: the item
+ * and its slot's mark stay put) or from a detached ephemeral entry (no
+ * lock; @o unused).  0 or the backend's -errno.
+ */
+static int item_load(struct tmem_pool *p, struct tmem_obj *o, u32 index,
+		     void *item, struct page *page)
+{
+	struct tmem_entry *e = item;
+
+	if (p->persistent) {
+		if (xa_is_value(item)) {
+			page_fill(page, xa_to_value(item) << 1 |
+				  xa_get_mark(&o->pages, index,
+					      TMEM_MARK_WORD_BIT0));
+			return 0;
+		}
+		return p->store->backend->load((unsigned long)item, page);
+	}
+	if (e->same_filled) {
+		page_fill(page, e->handle);
+		return 0;
+	}
+	return p->store->backend->load(e->handle, page);
 }
 
 /* Free an ephemeral entry no longer reachable from an object or the LRU. */
 static void entry_free(struct tmem_store *s, struct tmem_entry *e)
 {
-	s->backend->free(e->handle);
+	if (!e->same_filled)
+		s->backend->free(e->handle);
 	percpu_counter_add_batch(&s->used, -(s64)e->size, TMEM_USED_BATCH);
 	kmem_cache_free(tmem_entry_cache, e);
 }
@@ -392,7 +514,8 @@ static void item_free(struct tmem_pool *p, void *item, unsigned int size)
 		entry_free(s, item);
 		return;
 	}
-	s->backend->free((unsigned long)item);
+	if (!xa_is_value(item))
+		s->backend->free((unsigned long)item);
 	percpu_counter_add_batch(&s->used, -(s64)size, TMEM_USED_BATCH);
 }
 
@@ -477,16 +600,17 @@ static void *handle_detach(struct tmem_pool *p, struct tmem_bucket *b,
 	if (!item)
 		return NULL;
 	o->nr_pages--;
+	*size = item_size(p, item);
 	if (!p->persistent) {
 		struct tmem_entry *e = item;
 
 		spin_lock(&s->lru_lock);
 		list_del(&e->lru);
 		s->nr_lru--;
+		s->lru_bytes -= e->size;
 		spin_unlock(&s->lru_lock);
 	}
-	*size = item_size(p, item);
-	account_unlink(p, *size);
+	account_unlink(p, *size, item_same(p, item));
 	obj_free_if_empty(o);
 	return item;
 }
@@ -519,10 +643,11 @@ static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o,
 				e = item;
 				list_move_tail(&e->lru, &batch);
 				s->nr_lru--;
+				s->lru_bytes -= e->size;
 			} else {
 				/* nothing else can reach it: no lock needed */
 				size = item_size(p, item);
-				account_unlink(p, size);
+				account_unlink(p, size, xa_is_value(item));
 				item_free(p, item, size);
 			}
 			if (++n == TMEM_FREE_CHUNK)
@@ -531,7 +656,7 @@ static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o,
 		if (on_lru)
 			spin_unlock_irqrestore(&s->lru_lock, flags);
 		list_for_each_entry_safe(e, tmp, &batch, lru) {
-			account_unlink(p, e->size);
+			account_unlink(p, e->size, e->same_filled);
 			entry_free(s, e);
 		}
 		total += n;
@@ -601,23 +726,22 @@ EXPORT_SYMBOL_NS_GPL(tmem_drain, TMEM);
 /* ---- eviction ----------------------------------------------------------- */
 
 /*
- * Evict up to @nr ephemeral pages of @s, least recently put first, counting
+ * Evict ephemeral pages of @s, least recently put first, until at least
+ * @bytes of charge are freed (at least one page if @bytes > 0), counting
  * them as @why.  Caller holds no bucket lock.  Takes lru_lock and each
  * victim's bucket lock by trylock (the reverse of the usual order); an entry
  * whose bucket is busy, or whose object or pool is being torn down by
  * another thread (which will free it), is passed over.
- * Return: pages freed.
+ * Return: bytes freed.
  */
-static unsigned long store_evict(struct tmem_store *s, unsigned long nr,
+static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
 				 enum tmem_stat_item why)
 {
 	struct tmem_entry *e, *tmp;
 	unsigned long done = 0, flags;
 	LIST_HEAD(victims);
 
-	while (done < nr) {
-		unsigned long want = min_t(unsigned long, nr - done,
-					   TMEM_EVICT_CHUNK);
+	while (done < bytes) {
 		unsigned long n = 0, skipped = 0;
 
 		spin_lock_irqsave(&s->lru_lock, flags);
@@ -626,7 +750,8 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long nr,
 			struct tmem_bucket *b = o->bucket;
 			struct tmem_pool *p = o->pool;
 
-			if (n == want || skipped == TMEM_EVICT_SKIP)
+			if (n == TMEM_EVICT_CHUNK || done >= bytes ||
+			    skipped == TMEM_EVICT_SKIP)
 				break;
 			if (!spin_trylock(&b->lock)) {
 				skipped++;
@@ -641,16 +766,17 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long nr,
 			o->nr_pages--;
 			list_move_tail(&e->lru, &victims);
 			s->nr_lru--;
-			account_unlink(p, e->size);
+			s->lru_bytes -= e->size;
+			account_unlink(p, e->size, e->same_filled);
 			pool_stat_inc(p, why);
 			obj_free_if_empty(o);
 			spin_unlock(&b->lock);
+			done += e->size;
 			n++;
 		}
 		spin_unlock_irqrestore(&s->lru_lock, flags);
 		if (!n)
 			break;
-		done += n;
 	}
 	list_for_each_entry_safe(e, tmp, &victims, lru)
 		entry_free(s, e);
@@ -672,14 +798,15 @@ static int store_make_room(struct tmem_store *s)
 
 unsigned long tmem_store_shrink_count(struct tmem_store *s)
 {
-	return READ_ONCE(s->nr_lru);
+	return DIV_ROUND_UP(READ_ONCE(s->lru_bytes), PAGE_SIZE);
 }
 EXPORT_SYMBOL_NS_GPL(tmem_store_shrink_count, TMEM);
 
 unsigned long tmem_store_shrink_scan(struct tmem_store *s,
 				     unsigned long nr_to_scan)
 {
-	return store_evict(s, nr_to_scan, TMEM_STAT_SHRUNK);
+	return DIV_ROUND_UP(store_evict(s, nr_to_scan << PAGE_SHIFT,
+					TMEM_STAT_SHRUNK), PAGE_SIZE);
 }
 EXPORT_SYMBOL_NS_GPL(tmem_store_shrink_scan, TMEM);
 
@@ -729,11 +856,20 @@ static bool handle_drop(struct tmem_pool *p, u64 oid, u32 index)
 	return item;
 }
 
-/* A put was refused: the handle's older page must not survive it. */
-static void put_refused(struct tmem_pool *p, u64 oid, u32 index)
+/*
+ * A put was refused with @err: the handle's older page must not survive
+ * it.  Counted, and by cause where it has one.
+ */
+static void put_refused(struct tmem_pool *p, u64 oid, u32 index, int err)
 {
 	handle_drop(p, oid, index);
 	pool_stat_inc(p, TMEM_STAT_PUTS_REFUSED);
+	if (err == -ENOSPC)
+		pool_stat_inc(p, TMEM_STAT_REFUSED_FULL);
+	else if (err == -ENOMEM)
+		pool_stat_inc(p, TMEM_STAT_REFUSED_NOMEM);
+	else if (err == -E2BIG)
+		pool_stat_inc(p, TMEM_STAT_REFUSED_INCOMPRESSIBLE);
 }
 
 int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
@@ -745,6 +881,7 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 	struct tmem_obj *o;
 	unsigned long flags;
 	void *item, *old;
+	bool bit0 = false;
 	int ret;
 
 	rcu_read_lock();
@@ -758,7 +895,7 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 	ret = store_make_room(s);
 	if (ret)
 		goto refused;
-	item = item_store(p, page, index, &ret);
+	item = item_store(p, page, index, &bit0, &ret);
 	if (!item)
 		goto refused;
 	size = item_size(p, item);
@@ -787,24 +924,33 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 		item_free(p, item, size);
 		goto refused;
 	}
+	if (old)
+		old_size = item_size(p, old);
 	if (!p->persistent) {
 		struct tmem_entry *e = item;
 
 		spin_lock(&s->lru_lock);
-		if (old)
+		if (old) {
 			list_del(&((struct tmem_entry *)old)->lru);
-		else
+			s->lru_bytes -= old_size;
+		} else {
 			s->nr_lru++;
+		}
 		list_add_tail(&e->lru, &s->lru);
+		s->lru_bytes += size;
 		spin_unlock(&s->lru_lock);
+	} else if (xa_is_value(item)) {
+		/* the word's bit 0 (xa_store keeps an old mark) */
+		if (bit0)
+			xa_set_mark(&o->pages, index, TMEM_MARK_WORD_BIT0);
+		else
+			xa_clear_mark(&o->pages, index, TMEM_MARK_WORD_BIT0);
 	}
-	if (old) {
-		old_size = item_size(p, old);
-		account_unlink(p, old_size);
-	} else {
+	if (old)
+		account_unlink(p, old_size, item_same(p, old));
+	else
 		o->nr_pages++;
-	}
-	account_link(p, size);
+	account_link(p, size, item_same(p, item));
 	pool_stat_inc(p, TMEM_STAT_PUTS);
 	spin_unlock_irqrestore(&b->lock, flags);
 	if (old)
@@ -813,7 +959,7 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 	return 0;
 
 refused:
-	put_refused(p, oid, index);
+	put_refused(p, oid, index, ret);
 out:
 	rcu_read_unlock();
 	return ret;
@@ -844,7 +990,7 @@ int tmem_get_page(int pool_id, u64 oid, u32 index, struct page *page)
 
 		item = o ? xa_load(&o->pages, index) : NULL;
 		if (item) {
-			ret = s->backend->load((unsigned long)item, page);
+			ret = item_load(p, o, index, item, page);
 			/* unreadable: drop it, so that later gets miss too */
 			if (ret)
 				item = handle_detach(p, b, oid, index, &size);
@@ -856,7 +1002,7 @@ int tmem_get_page(int pool_id, u64 oid, u32 index, struct page *page)
 		item = handle_detach(p, b, oid, index, &size);
 		spin_unlock_irqrestore(&b->lock, flags);
 		if (item)
-			ret = s->backend->load(item_handle(p, item), page);
+			ret = item_load(p, NULL, index, item, page);
 	}
 	if (item)
 		item_free(p, item, size);
@@ -982,6 +1128,9 @@ int tmem_store_new_pool(struct tmem_store *s, const uuid_t *uuid, u32 flags,
 	strscpy(p->name, name ? name : "", sizeof(p->name));
 	for (i = 0; i < TMEM_OBJ_BUCKETS; i++) {
 		spin_lock_init(&p->buckets[i].lock);
+		if (p->persistent)
+			lockdep_set_class(&p->buckets[i].lock,
+					  &tmem_persistent_bucket_key);
 		p->buckets[i].objs = RB_ROOT;
 	}
 	ret = xa_alloc_cyclic_irq(&tmem_pools, &id, p,
@@ -1152,17 +1301,26 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	struct tmem_store *s = tmem_default;
 	struct tmem_stats st;
+	u64 used;
 
 	if (!s)
 		return 0;
+	used = s->backend->bytes_used();
 	tmem_store_stats(s, &st);
 	seq_printf(m, "backend %s\n", s->backend->name);
+	seq_printf(m, "compressor %s\n", s->backend->compressor ?
+		   s->backend->compressor() : "none");
 	seq_printf(m, "max_pages %lu\n", tmem_store_max_pages(s));
 	seq_printf(m, "pages %lld\n", st.pages);
 	seq_printf(m, "bytes %lld\n", st.bytes);
+	seq_printf(m, "same_filled %lld\n", st.same_filled);
 	seq_printf(m, "ephemeral_pages %lu\n", READ_ONCE(s->nr_lru));
 	seq_printf(m, "puts %llu\n", st.puts);
 	seq_printf(m, "puts_refused %llu\n", st.puts_refused);
+	seq_printf(m, "refused_full %llu\n", st.refused_full);
+	seq_printf(m, "refused_nomem %llu\n", st.refused_nomem);
+	seq_printf(m, "refused_incompressible %llu\n",
+		   st.refused_incompressible);
 	seq_printf(m, "gets_hit %llu\n", st.gets_hit);
 	seq_printf(m, "gets_miss %llu\n", st.gets_miss);
 	seq_printf(m, "flush_pages %llu\n", st.flush_pages);
@@ -1171,7 +1329,12 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "evicted %llu\n", st.evicted);
 	seq_printf(m, "shrunk %llu\n", st.shrunk);
 	/* the backend's own view, all stores together, overhead included */
-	seq_printf(m, "backend_bytes %llu\n", s->backend->bytes_used());
+	seq_printf(m, "backend_bytes %llu\n", used);
+	/* pages stored per page of memory used, as x.yy */
+	used += st.same_filled * TMEM_SAME_CHARGE;
+	seq_printf(m, "compression_ratio_x100 %llu\n",
+		   used ? div64_u64((u64)max(st.pages, 0LL) * PAGE_SIZE * 100,
+				    used) : 0);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -1182,17 +1345,20 @@ static int pools_show(struct seq_file *m, void *v)
 	struct tmem_stats st;
 	unsigned long id;
 
-	seq_printf(m, "%4s %-10s %-8s %10s %12s %10s %8s %10s %10s %8s %8s %8s %8s %8s  %s\n",
-		   "id", "kind", "store", "pages", "bytes", "puts", "refused",
+	seq_printf(m, "%4s %-10s %-8s %10s %12s %10s %10s %8s %8s %8s %8s %10s %10s %8s %8s %8s %8s %8s  %s\n",
+		   "id", "kind", "store", "pages", "bytes", "same", "puts",
+		   "refused", "r_full", "r_nomem", "r_incomp",
 		   "gets_hit", "gets_miss", "flush_pg", "flush_ob", "flushed",
 		   "evicted", "shrunk", "name");
 	rcu_read_lock();
 	xa_for_each(&tmem_pools, id, p) {
 		stats_sum(p->stats, &st);
-		seq_printf(m, "%4lu %-10s %-8s %10lld %12lld %10llu %8llu %10llu %10llu %8llu %8llu %8llu %8llu %8llu  %s\n",
+		seq_printf(m, "%4lu %-10s %-8s %10lld %12lld %10lld %10llu %8llu %8llu %8llu %8llu %10llu %10llu %8llu %8llu %8llu %8llu %8llu  %s\n",
 			   id, p->persistent ? "persistent" : "ephemeral",
-			   p->store->name, st.pages, st.bytes, st.puts,
-			   st.puts_refused, st.gets_hit, st.gets_miss,
+			   p->store->name, st.pages, st.bytes, st.same_filled,
+			   st.puts, st.puts_refused, st.refused_full,
+			   st.refused_nomem, st.refused_incompressible,
+			   st.gets_hit, st.gets_miss,
 			   st.flush_pages, st.flush_objects, st.flushed,
 			   st.evicted, st.shrunk, p->name);
 	}
@@ -1208,11 +1374,28 @@ int tmem_core_init(struct dentry *debugfs_root)
 	struct tmem_store *s;
 	int ret = -ENOMEM;
 
+	const struct tmem_backend *be;
+
+	if (!strcmp(backend, "compress")) {
+		be = &tmem_backend_compress;
+	} else if (!strcmp(backend, "ram")) {
+		be = &tmem_backend_ram;
+	} else {
+		pr_err("backend=%s: unknown (compress or ram)\n", backend);
+		return -EINVAL;
+	}
+	/* set up even under backend=ram: tests and the benchmark use it */
+	ret = tmem_backend_compress_init();
+	if (ret) {
+		pr_err("compressing backend: cannot set it up (%d)\n", ret);
+		return ret;
+	}
+	ret = -ENOMEM;
 	tmem_obj_cache = KMEM_CACHE(tmem_obj, 0);
 	tmem_entry_cache = KMEM_CACHE(tmem_entry, 0);
 	if (!tmem_obj_cache || !tmem_entry_cache)
 		goto fail;
-	s = tmem_store_create("default", 0, NULL);
+	s = tmem_store_create("default", 0, be);
 	if (IS_ERR(s)) {
 		ret = PTR_ERR(s);
 		goto fail;
@@ -1232,14 +1415,17 @@ int tmem_core_init(struct dentry *debugfs_root)
 							 debugfs_root, NULL,
 							 &pools_fops);
 	}
-	pr_info("core: limit %lu pages, backend %s\n",
-		tmem_store_max_pages(s), s->backend->name);
+	pr_info("core: limit %lu pages of memory, backend %s%s%s\n",
+		tmem_store_max_pages(s), s->backend->name,
+		s->backend->compressor ? ", compressor " : "",
+		s->backend->compressor ? s->backend->compressor() : "");
 	return 0;
 fail:
 	kmem_cache_destroy(tmem_entry_cache);
 	kmem_cache_destroy(tmem_obj_cache);
 	tmem_entry_cache = NULL;
 	tmem_obj_cache = NULL;
+	tmem_backend_compress_exit();
 	return ret;
 }
 
@@ -1260,4 +1446,5 @@ void tmem_core_exit(void)
 	kmem_cache_destroy(tmem_obj_cache);
 	tmem_entry_cache = NULL;
 	tmem_obj_cache = NULL;
+	tmem_backend_compress_exit();
 }

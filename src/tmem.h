@@ -184,8 +184,12 @@ struct tmem_stats {
 	u64 flushed;		/* pages freed by flush_page/flush_object */
 	u64 evicted;		/* ephemeral pages evicted to make room */
 	u64 shrunk;		/* ephemeral pages given back to the shrinker */
+	u64 refused_full;	/* of puts_refused: at capacity */
+	u64 refused_nomem;	/* of puts_refused: an allocation failed */
+	u64 refused_incompressible; /* of puts_refused: would save nothing */
 	s64 pages;		/* pages stored now */
-	s64 bytes;		/* backend bytes charged for them now */
+	s64 bytes;		/* bytes charged for them now */
+	s64 same_filled;	/* of pages: same-filled, kept as a word */
 };
 
 /* Stats of one pool.  Return: 0, or -EINVAL if not a live pool. */
@@ -206,7 +210,7 @@ struct tmem_store;
  * tmem_store_create() - make a private store (no shrinker registered)
  * @name:      for debugfs
  * @max_pages: capacity limit in pages (0 = follow the module parameters)
- * @backend:   NULL for the RAM backend
+ * @backend:   NULL for the RAM backend (&tmem_backend_compress to compress)
  *
  * Process context.  Return: the store or ERR_PTR(-errno).
  */

@@ -117,7 +117,7 @@ static u64 time_backend(struct bench *b, unsigned long n)
 	u64 t0 = ktime_get_ns(), ns = 0;
 
 	for (i = 0; i < n; i++) {
-		if (tmem_backend_ram.store(b->src, GFP_NOWAIT | __GFP_NOWARN,
+		if (tmem_backend_ram.store(b->src, GFP_NOWAIT | __GFP_NOWARN, false,
 					   &handle, &charged))
 			continue;
 		tmem_backend_ram.free(handle);

@@ -7,8 +7,16 @@
  * in every word, so a get is checked word for word: a stale, torn, misplaced
  * or foreign page fails the case.
  *
+ * Two suites: tmem_core runs every case on the RAM backend; tmem_compress
+ * runs the semantic and concurrency cases again on the compressing backend
+ * (backend_compress.c), plus its own: a round trip of each page kind with
+ * each compressor, same-filled pages, capacity in bytes, and switching the
+ * compressor while pages are stored.  Pattern pages repeat each value over
+ * 8 words, so they compress (to about a sixth with lz4) yet every word is
+ * checked.
+ *
  * Each case runs in a private store (tmem_store_create()) with a counting
- * backend that wraps the RAM backend: real precache/preswap traffic in the
+ * backend that wraps the suite's backend: real precache/preswap traffic in the
  * guest does not disturb the cases, the exact capacity and LRU order can be
  * checked, backend failures can be injected, and every case ends by checking
  * that no backend page is left (a leak of page data would not show in
@@ -20,6 +28,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/crypto.h>
 #include <linux/highmem.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -43,15 +52,17 @@ MODULE_PARM_DESC(stress_ops, "Operations per thread in the concurrency cases");
 static atomic_t tb_live;		/* handles not yet freed */
 static atomic_t tb_fail_stores;		/* refuse this many next stores */
 static atomic_t tb_fail_loads;		/* fail this many next loads */
+/* The backend wrapped: the suite's (set by its init). */
+static const struct tmem_backend *tb_inner = &tmem_backend_ram;
 
-static int tb_store(struct page *page, gfp_t gfp, unsigned long *handle,
-		    unsigned int *charged)
+static int tb_store(struct page *page, gfp_t gfp, bool ephemeral,
+		    unsigned long *handle, unsigned int *charged)
 {
 	int ret;
 
 	if (atomic_add_unless(&tb_fail_stores, -1, 0))
 		return -ENOMEM;
-	ret = tmem_backend_ram.store(page, gfp, handle, charged);
+	ret = tb_inner->store(page, gfp, ephemeral, handle, charged);
 	if (!ret)
 		atomic_inc(&tb_live);
 	return ret;
@@ -61,18 +72,18 @@ static int tb_load(unsigned long handle, struct page *page)
 {
 	if (atomic_add_unless(&tb_fail_loads, -1, 0))
 		return -EIO;
-	return tmem_backend_ram.load(handle, page);
+	return tb_inner->load(handle, page);
 }
 
 static void tb_free(unsigned long handle)
 {
-	tmem_backend_ram.free(handle);
+	tb_inner->free(handle);
 	atomic_dec(&tb_live);
 }
 
 static unsigned int tb_size(unsigned long handle)
 {
-	return tmem_backend_ram.size(handle);
+	return tb_inner->size(handle);
 }
 
 static u64 tb_bytes_used(void)
@@ -127,7 +138,7 @@ static void pat_fill(struct page *page, const struct pat *pt)
 	w[3] = pt->gen;
 	seed = pat_seed(w);
 	for (i = PAT_HDR; i < PAGE_SIZE / sizeof(u64); i++)
-		w[i] = mix64(seed + i);
+		w[i] = mix64(seed + i / 8);
 	kunmap_local(w);
 }
 
@@ -145,7 +156,7 @@ static bool pat_decode(struct page *page, u64 tag, struct pat *pt)
 	pt->writer = (u32)w[2];
 	pt->gen = w[3];
 	for (i = PAT_HDR; ok && i < PAGE_SIZE / sizeof(u64); i++)
-		ok = w[i] == mix64(seed + i);
+		ok = w[i] == mix64(seed + i / 8);
 	kunmap_local(w);
 	return ok;
 }
@@ -165,10 +176,9 @@ struct tctx {
 	struct page *in, *out;
 };
 
-static int tmem_test_init(struct kunit *test)
+/* Set up a case's store on the backend tb_inner wraps. */
+static int tmem_test_init_store(struct kunit *test, struct tctx *c)
 {
-	struct tctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
 	test->priv = c;
 	atomic_set(&tb_live, 0);
@@ -181,6 +191,14 @@ static int tmem_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c->in);
 	KUNIT_ASSERT_NOT_NULL(test, c->out);
 	return 0;
+}
+
+static int tmem_test_init(struct kunit *test)
+{
+	tb_inner = &tmem_backend_ram;
+	return tmem_test_init_store(test, kunit_kzalloc(test,
+							sizeof(struct tctx),
+							GFP_KERNEL));
 }
 
 static void tmem_test_exit(struct kunit *test)
@@ -308,7 +326,10 @@ static void test_persistent_get_not_destructive(struct kunit *test)
 	st = pool_stats(test, p);
 	KUNIT_EXPECT_EQ(test, st.gets_hit, 3ULL);
 	KUNIT_EXPECT_EQ(test, st.pages, 1LL);
-	KUNIT_EXPECT_EQ(test, st.bytes, (s64)PAGE_SIZE);
+	if (tb_inner == &tmem_backend_ram)
+		KUNIT_EXPECT_EQ(test, st.bytes, (s64)PAGE_SIZE);
+	else	/* compressed: charged less than a page, but something */
+		KUNIT_EXPECT_TRUE(test, st.bytes > 0 && st.bytes < PAGE_SIZE / 2);
 }
 
 /* Ephemeral: a get hit removes the page. */
@@ -1207,7 +1228,310 @@ static struct kunit_suite tmem_core_suite = {
 	.exit = tmem_test_exit,
 	.test_cases = tmem_core_cases,
 };
-kunit_test_suite(tmem_core_suite);
+
+/* ---- the compressing backend ------------------------------------------- */
+
+/* The compressor new puts use when a case starts; restored at its end. */
+static char comp_saved[CRYPTO_MAX_ALG_NAME];
+
+static int tmem_compress_test_init(struct kunit *test)
+{
+	tb_inner = &tmem_backend_compress;
+	strscpy(comp_saved, tmem_backend_compress.compressor(),
+		sizeof(comp_saved));
+	return tmem_test_init_store(test, kunit_kzalloc(test,
+							sizeof(struct tctx),
+							GFP_KERNEL));
+}
+
+static void tmem_compress_test_exit(struct kunit *test)
+{
+	tmem_test_exit(test);
+	KUNIT_EXPECT_EQ(test, tmem_compress_select(comp_saved), 0);
+	tb_inner = &tmem_backend_ram;
+}
+
+enum page_kind {
+	KIND_ZERO,		/* all zero */
+	KIND_SAME,		/* one non-zero word repeated, bit 0 set */
+	KIND_SAME_EVEN,		/* one non-zero word repeated, bit 0 clear */
+	KIND_TEXT,		/* words and numbers, like a log */
+	KIND_RANDOM,		/* incompressible */
+	KIND_LAST_BYTE,		/* zeros, then one byte 1 at the very end */
+	KIND_LAST_WORD,		/* one word repeated but the last */
+	KIND_FIRST_WORD,	/* one word repeated but the first */
+	NR_KINDS
+};
+
+static const char * const kind_names[NR_KINDS] = {
+	"zero", "same-filled", "same-filled-even", "text", "random",
+	"zeros+last byte", "last word differs", "first word differs",
+};
+
+static bool kind_same_filled(enum page_kind k)
+{
+	return k == KIND_ZERO || k == KIND_SAME || k == KIND_SAME_EVEN;
+}
+
+static void kind_fill(struct page *page, enum page_kind k, u64 seed)
+{
+	static const char * const words[] = {
+		"page", "cache", "swap", "tmem", "object", "index", "pool",
+		"flush", "the", "of", "and", "kernel", "\n",
+	};
+	const unsigned int last = PAGE_SIZE / sizeof(u64) - 1;
+	u64 *w = kmap_local_page(page);
+	char *b = (char *)w;
+	unsigned int i, off = 0;
+
+	switch (k) {
+	case KIND_ZERO:
+		memset(b, 0, PAGE_SIZE);
+		break;
+	case KIND_SAME:
+	case KIND_SAME_EVEN:
+	case KIND_LAST_WORD:
+	case KIND_FIRST_WORD:
+		for (i = 0; i <= last; i++)
+			w[i] = (mix64(seed) | 1) ^ (k == KIND_SAME_EVEN);
+		if (k == KIND_LAST_WORD)
+			w[last] ^= 0x100;
+		if (k == KIND_FIRST_WORD)
+			w[0] ^= 0x100;
+		break;
+	case KIND_TEXT:
+		for (i = 0; off < PAGE_SIZE - 1; i++)
+			off += scnprintf(b + off, PAGE_SIZE - off, "%s %llu ",
+					 words[mix64(seed + i) % ARRAY_SIZE(words)],
+					 mix64(seed ^ i) % 1000);
+		b[PAGE_SIZE - 1] = '\n';
+		break;
+	case KIND_RANDOM:
+		for (i = 0; i <= last; i++)
+			w[i] = mix64(seed + i);
+		break;
+	case KIND_LAST_BYTE:
+		memset(b, 0, PAGE_SIZE);
+		b[PAGE_SIZE - 1] = 1;
+		break;
+	default:
+		break;
+	}
+	kunmap_local(w);
+}
+
+static bool pages_equal(struct page *a, struct page *b)
+{
+	void *pa = kmap_local_page(a), *pb = kmap_local_page(b);
+	bool eq = !memcmp(pa, pb, PAGE_SIZE);
+
+	kunmap_local(pb);
+	kunmap_local(pa);
+	return eq;
+}
+
+/*
+ * Put a page of kind @k under (@pool, @oid, @index) and read it back:
+ * what a compressing store must answer for it (random pages refused as
+ * incompressible, the rest byte for byte).
+ */
+static void round_trip(struct kunit *test, int pool, u64 oid, u32 index,
+		       enum page_kind k, const char *comp)
+{
+	struct tctx *c = test->priv;
+	int ret;
+
+	kind_fill(c->in, k, oid * 1000 + index);
+	ret = tmem_put_page(pool, oid, index, c->in);
+	if (k == KIND_RANDOM) {
+		KUNIT_EXPECT_EQ_MSG(test, ret, -E2BIG, "%s, %s page", comp,
+				    kind_names[k]);
+		expect_miss(test, pool, oid, index);
+		return;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "%s, %s page", comp, kind_names[k]);
+	page_poison(c->out);
+	KUNIT_EXPECT_EQ_MSG(test, tmem_get_page(pool, oid, index, c->out), 0,
+			    "%s, %s page", comp, kind_names[k]);
+	KUNIT_EXPECT_TRUE_MSG(test, pages_equal(c->in, c->out),
+			      "%s, %s page: data differs", comp, kind_names[k]);
+}
+
+/* Every page kind, with each compressor, in both kinds of pool. */
+static void test_compress_round_trip(struct kunit *test)
+{
+	static const char * const comps[] = { "lz4", "lzo-rle", "zstd" };
+	struct tctx *c = test->priv;
+	int pp = new_pool(test, true), pe = new_pool(test, false);
+	struct tmem_stats st;
+	unsigned int i, k, same = 0, random = 0, stored = 0;
+
+	tmem_store_set_max_pages(c->store, 1024);
+	for (i = 0; i < ARRAY_SIZE(comps); i++) {
+		KUNIT_ASSERT_EQ_MSG(test, tmem_compress_select(comps[i]), 0,
+				    "compressor %s", comps[i]);
+		KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(),
+				   comps[i]);
+		for (k = 0; k < NR_KINDS; k++) {
+			round_trip(test, pp, i, k, k, comps[i]);
+			round_trip(test, pe, i, k, k, comps[i]);
+			if (kind_same_filled(k))
+				same++;
+			else if (k == KIND_RANDOM)
+				random++;
+			else
+				stored++;
+		}
+	}
+	st = pool_stats(test, pp);
+	/* persistent pages stay: same-filled ones without a backend object */
+	KUNIT_EXPECT_EQ(test, st.same_filled, (s64)same);
+	KUNIT_EXPECT_EQ(test, st.pages, (s64)(same + stored));
+	KUNIT_EXPECT_EQ(test, st.refused_incompressible, (u64)random);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), (int)stored);
+	/* ephemeral gets took theirs */
+	st = pool_stats(test, pe);
+	KUNIT_EXPECT_EQ(test, st.pages, 0LL);
+	KUNIT_EXPECT_EQ(test, st.same_filled, 0LL);
+	KUNIT_EXPECT_EQ(test, st.refused_incompressible, (u64)random);
+}
+
+/* A page that differs from same-filled only in its last (or first) word,
+ * or in its very last byte, is stored compressed and comes back whole.
+ */
+static void test_not_same_filled(struct kunit *test)
+{
+	static const enum page_kind kinds[] = {
+		KIND_LAST_WORD, KIND_FIRST_WORD, KIND_LAST_BYTE,
+	};
+	int p = new_pool(test, true);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		round_trip(test, p, 5, i, kinds[i], "current");
+	KUNIT_EXPECT_EQ(test, pool_stats(test, p).same_filled, 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), (int)ARRAY_SIZE(kinds));
+}
+
+/* Same-filled pages cost no backend object and only their metadata. */
+static void test_same_filled_no_allocation(struct kunit *test)
+{
+	int pp = new_pool(test, true), pe = new_pool(test, false);
+	struct tmem_stats st;
+	u32 i;
+
+	for (i = 0; i < 200; i++) {
+		round_trip(test, pp, 1, i, i & 1 ? KIND_SAME : KIND_ZERO, "-");
+		/* overwrite a same-filled slot with the other parity */
+		round_trip(test, pp, 2, i % 7, i & 1 ? KIND_SAME_EVEN : KIND_SAME,
+			   "-");
+		round_trip(test, pe, 1, i, KIND_SAME_EVEN, "-");
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 0);
+	st = pool_stats(test, pp);
+	KUNIT_EXPECT_EQ(test, st.pages, 207LL);
+	KUNIT_EXPECT_EQ(test, st.same_filled, 207LL);
+	KUNIT_EXPECT_LE(test, st.bytes, 207LL * 64);
+}
+
+/*
+ * Capacity is memory: a store of 8 pages holds many more compressed pages,
+ * never more bytes than its limit, and refuses (counted as full) after.
+ */
+static void test_compress_capacity_bytes(struct kunit *test)
+{
+	struct tctx *c = test->priv;
+	int p = new_pool(test, true), e = new_pool(test, false);
+	struct tmem_stats st;
+	u32 i, n = 0;
+	int ret = 0;
+
+	tmem_store_set_max_pages(c->store, 8);
+	for (i = 0; i < 1000 && !ret; i++) {
+		ret = put(test, p, 1, i, i);
+		if (!ret)
+			n++;
+	}
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	/* pattern pages compress to about a sixth: at least twice as many */
+	KUNIT_EXPECT_GE(test, n, 16U);
+	st = pool_stats(test, p);
+	KUNIT_EXPECT_EQ(test, st.pages, (s64)n);
+	KUNIT_EXPECT_LE(test, st.bytes, 8LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, st.refused_full, 1ULL);
+	for (i = 0; i < n; i++)
+		expect_page(test, p, 1, i, i);
+
+	/* ephemeral pages evict each other by bytes, the oldest first */
+	KUNIT_EXPECT_EQ(test, tmem_flush_object(p, 1), 0);
+	for (i = 0; i < 1000; i++)
+		PUT_OK(test, e, 1, i, i);
+	st = pool_stats(test, e);
+	KUNIT_EXPECT_GE(test, st.pages, 16LL);
+	KUNIT_EXPECT_LE(test, st.bytes, 8LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, (u64)st.pages + st.evicted, 1000ULL);
+	KUNIT_EXPECT_LE(test, tmem_store_shrink_count(c->store), 8UL);
+	expect_page(test, e, 1, 999, 999);
+	expect_miss(test, e, 1, 0);
+}
+
+/* Changing the compressor applies to new puts; stored pages stay readable. */
+static void test_compress_switch(struct kunit *test)
+{
+	static const char * const comps[] = { "lz4", "zstd", "lzo-rle", "lz4" };
+	struct tctx *c = test->priv;
+	int pp = new_pool(test, true), pe = new_pool(test, false);
+	u32 i, j;
+
+	tmem_store_set_max_pages(c->store, 1024);
+	for (j = 0; j < ARRAY_SIZE(comps); j++) {
+		KUNIT_ASSERT_EQ(test, tmem_compress_select(comps[j]), 0);
+		for (i = 0; i < 32; i++) {
+			PUT_OK(test, pp, j, i, j);
+			PUT_OK(test, pe, j, i, j);
+		}
+	}
+	/* an unknown name changes nothing */
+	KUNIT_EXPECT_EQ(test, tmem_compress_select("no-such-compressor"),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(), "lz4");
+	for (j = 0; j < ARRAY_SIZE(comps); j++)
+		for (i = 0; i < 32; i++) {
+			expect_page(test, pp, j, i, j);
+			expect_page(test, pe, j, i, j);
+		}
+}
+
+static struct kunit_case tmem_compress_cases[] = {
+	KUNIT_CASE(test_compress_round_trip),
+	KUNIT_CASE(test_not_same_filled),
+	KUNIT_CASE(test_same_filled_no_allocation),
+	KUNIT_CASE(test_compress_capacity_bytes),
+	KUNIT_CASE(test_compress_switch),
+	KUNIT_CASE(test_put_copies),
+	KUNIT_CASE(test_persistent_get_not_destructive),
+	KUNIT_CASE(test_ephemeral_get_destructive),
+	KUNIT_CASE(test_put_put_get_persistent),
+	KUNIT_CASE(test_put_put_get_ephemeral),
+	KUNIT_CASE(test_put_refused_drops_old),
+	KUNIT_CASE(test_get_get),
+	KUNIT_CASE(test_flush_page),
+	KUNIT_CASE(test_flush_object),
+	KUNIT_CASE(test_destroy_pool),
+	KUNIT_CASE(test_destroy_many),
+	KUNIT_CASE(test_flush_object_many),
+	KUNIT_CASE(test_concurrency_model),
+	KUNIT_CASE(test_concurrency_race),
+	{}
+};
+
+static struct kunit_suite tmem_compress_suite = {
+	.name = "tmem_compress",
+	.init = tmem_compress_test_init,
+	.exit = tmem_compress_test_exit,
+	.test_cases = tmem_compress_cases,
+};
+kunit_test_suites(&tmem_core_suite, &tmem_compress_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the tmem core");
 MODULE_LICENSE("GPL");

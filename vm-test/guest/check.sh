@@ -60,28 +60,34 @@ test_install() {
 	ok $? "modinfo tmem documents every parameter ($nd described of $np)"
 }
 
-# The core's KUnit suite runs when tmem_kunit is loaded; each case becomes
-# one TAP line here, and the suite must report every case it has.
+# The KUnit suites run when tmem_kunit is loaded: tmem_core (the RAM
+# backend) and tmem_compress (the compressing backend). Each case becomes
+# one TAP line here, and each suite must report every case it has.
 test_kunit() {
-	local r=/sys/kernel/debug/kunit/tmem_core/results n=0 line
-	run "modprobe tmem_kunit (runs the tmem_core KUnit suite)" \
+	local suite r n line plan min
+	run "modprobe tmem_kunit (runs the tmem_core and tmem_compress KUnit suites)" \
 		modprobe tmem_kunit || return
-	[ -r $r ] || { ok 1 "KUnit results in $r"; return; }
-	sed 's/^/kunit: /' $r
-	while read -r line; do
-		n=$((n + 1))
-		case $line in
-		"ok "*"# SKIP"*) ok 1 "kunit (skipped counts as failed): ${line#ok }" ;;
-		"ok "*) ok 0 "kunit: ${line#ok }" ;;
-		*) ok 1 "kunit: ${line#not ok }" ;;
-		esac
-	done < <(grep -E '^    (not )?ok [0-9]+ ' $r | sed 's/^    //')
-	local plan
-	plan=$(sed -n 's/^    1\.\.\([0-9]*\)$/\1/p' $r)
-	[ "$n" -gt 20 ] && [ "$n" = "$plan" ]
-	ok $? "KUnit reported a result for each of its $plan cases ($n)"
-	grep -qE '^(not )?ok [0-9]+ (- )?tmem_core' $r && ! grep -qE '^not ok [0-9]+ (- )?tmem_core' $r
-	ok $? "KUnit suite tmem_core passed as a whole"
+	for suite in tmem_core tmem_compress; do
+		r=/sys/kernel/debug/kunit/$suite/results n=0
+		[ -r $r ] || { ok 1 "KUnit results in $r"; continue; }
+		sed "s/^/kunit: /" $r
+		while read -r line; do
+			n=$((n + 1))
+			case $line in
+			"ok "*"# SKIP"*) ok 1 "kunit $suite (skipped counts as failed): ${line#ok }" ;;
+			"ok "*) ok 0 "kunit $suite: ${line#ok }" ;;
+			*) ok 1 "kunit $suite: ${line#not ok }" ;;
+			esac
+		done < <(grep -E '^    (not )?ok [0-9]+ ' $r | sed 's/^    //')
+		plan=$(sed -n 's/^    1\.\.\([0-9]*\)$/\1/p' $r)
+		min=20
+		[ $suite = tmem_compress ] && min=15
+		[ "$n" -gt $min ] && [ "$n" = "$plan" ]
+		ok $? "KUnit $suite reported a result for each of its $plan cases ($n)"
+		grep -qE "^(not )?ok [0-9]+ (- )?$suite" $r &&
+			! grep -qE "^not ok [0-9]+ (- )?$suite" $r
+		ok $? "KUnit suite $suite passed as a whole"
+	done
 	run "rmmod tmem_kunit" rmmod tmem_kunit
 }
 
@@ -94,7 +100,7 @@ test_precache_hooks() {
 	[ "$(cat /sys/module/ext4/initstate 2>/dev/null)" = live ]
 	ok $? "ext4 runs as a loadable module, as in Debian's kernel"
 
-	head -c 8M /dev/urandom >/tmp/ref
+	text_data 8 /tmp/ref
 	sum=$(file_sum /tmp/ref)
 	b=$(hook precache_flush_page)
 	cp /tmp/ref $f
@@ -121,7 +127,7 @@ test_precache_hooks() {
 	ok $? "truncated file keeps its first 4 MiB"
 
 	b=$(hook precache_flush_inode)
-	dd if=/dev/urandom of=/tmp/direct bs=1M count=2 status=none
+	text_data 2 /tmp/direct
 	dd if=/tmp/direct of=$f bs=1M count=2 oflag=direct conv=notrunc status=none
 	moved precache_flush_inode "$b" "O_DIRECT write flushes the inode"
 	drop_caches
@@ -198,7 +204,7 @@ test_reload_with_swap_on() {
 test_unload_under_load() {
 	mkfs.ext4 -q -F $DATA && mount $DATA $MNT || { ok 1 "mount for load test"; return; }
 	swapon $SWAP
-	head -c 16M /dev/urandom >$MNT/a
+	text_data 16 $MNT/a
 	local sum i rc=0
 	sum=$(file_sum $MNT/a)
 	(
@@ -287,7 +293,7 @@ test_smoke() {
 	mkfs.ext4 -q -F $DATA && run "mount an ext4 data disk" mount $DATA $MNT || return
 	# evict (page cache only): drop_caches=3 would also evict the inode,
 	# and inode eviction rightly flushes its pages from precache
-	head -c 16M /dev/urandom >$f
+	text_data 16 $f
 	sum=$(file_sum $f)
 	evict
 	[ "$(file_sum $f)" = "$sum" ]
@@ -354,7 +360,8 @@ test_upgrade_install() {
 # /payload/check-tests) runs a subset instead, for work on one area
 tests="test_kunit test_precache_hooks test_precache_reread
 	test_precache_coherency test_preswap_hooks test_preswap_store
-	test_preswap_areas test_preswap_shrink_sticks test_preswap_lost_page
+	test_preswap_compress test_preswap_ram_backend test_preswap_areas
+	test_preswap_shrink_sticks test_preswap_lost_page
 	test_precache_vfat_aio test_reload_with_swap_on test_unload_window
 	test_unload_under_load test_final_unload test_kmemleak"
 if [ -s /payload/check-tests ]; then

@@ -12,7 +12,7 @@ echo "--- /sys/kernel/debug/tmem/hooks after loading"
 cat $DBG/hooks
 
 mkfs.ext4 -q -F /dev/vdc && mkdir -p /mnt/data && mount /dev/vdc /mnt/data
-head -c 64M /dev/urandom >/mnt/data/file
+text_data 64 /mnt/data/file
 sum=$(file_sum /mnt/data/file)
 for pass in 1 2; do
 	echo 3 >/proc/sys/vm/drop_caches

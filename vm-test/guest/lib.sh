@@ -6,6 +6,12 @@ T=0
 FAILED=0
 DBG=/sys/kernel/debug/tmem
 TOOLS=/payload/tools
+# text_data MIB FILE: MIB of text-like data, every page distinct, in FILE.
+# The store compresses: /dev/urandom would give it only incompressible
+# pages, which it refuses by design (lz4 makes these about 2x smaller).
+text_data() {
+	$TOOLS/mixfill -w "$2" -m "$1" -t 100 -r 0 -s $((RANDOM << 15 | RANDOM)) >/dev/null
+}
 
 log() { echo "[$(date +%T)] $*"; }
 

@@ -56,7 +56,7 @@ test_precache_reread() {
 	local set=48 limit=32 i mode s_off s_on h0 h1 bad=0
 	precache_mount || { ok 1 "mount for re-read test"; return; }
 	for i in 1 2 3 4 5 6; do
-		head -c $((set / 6))M /dev/urandom >$MNT/r$i
+		text_data $((set / 6)) $MNT/r$i
 	done
 	sha256sum $MNT/r? >/tmp/r.sum
 	for mode in 0 1; do
@@ -84,7 +84,7 @@ test_precache_reread() {
 # The coherency tests share one filesystem; each starts from data A that
 # sits in precache (checked: the put counter moved).
 coherency_setup() { # FILE MIB
-	head -c "$2"M /dev/urandom >/tmp/A
+	text_data "$2" /tmp/A
 	cp /tmp/A "$1"
 	evict "$1"
 	cat "$1" >/dev/null	# read from disk: the pages are mapped to disk now
@@ -106,7 +106,7 @@ test_precache_coherency() {
 	ok $? "and the read was served from precache (hits $p -> $(pc hits))"
 
 	coherency_setup $f 4
-	head -c 4M /dev/urandom >/tmp/B
+	text_data 4 /tmp/B
 	dd if=/tmp/B of=$f bs=64K conv=notrunc status=none
 	evict $f
 	same $f /tmp/B "overwrite, evict, read: the new data"
@@ -137,13 +137,13 @@ test_precache_coherency() {
 	same $f /tmp/B "collapse range: the data after the range moves down"
 
 	coherency_setup $f 4
-	head -c 1M /dev/urandom >/tmp/D
+	text_data 1 /tmp/D
 	dd if=/tmp/D of=$f bs=1M seek=1 count=1 oflag=direct conv=notrunc status=none
 	{ head -c 1M /tmp/A; cat /tmp/D; tail -c 2M /tmp/A; } >/tmp/B
 	same $f /tmp/B "O_DIRECT write then buffered read: the new data"
 
 	coherency_setup $f 4
-	head -c 1M /dev/urandom >/tmp/D
+	text_data 1 /tmp/D
 	$TOOLS/mmapwrite $f $((3 << 20)) /tmp/D
 	{ head -c 3M /tmp/A; cat /tmp/D; } >/tmp/B
 	evict $f
@@ -155,7 +155,7 @@ test_precache_coherency() {
 	ino=$(stat -c %i $f)
 	rm $f
 	sync
-	head -c 4M /dev/urandom >/tmp/B
+	text_data 4 /tmp/B
 	dd if=/tmp/B of=$MNT/n bs=1M oflag=direct status=none
 	ino2=$(stat -c %i $MNT/n)
 	same $MNT/n /tmp/B "unlink, new file on inode $ino2 (old $ino): never the old data"
@@ -178,7 +178,7 @@ test_precache_coherency() {
 	read -r blk len <<<"$ext"
 	[ "${len:-0}" -gt 256 ] && len=256
 	umount $MNT
-	head -c $((len * 4096)) /dev/urandom >/tmp/D
+	text_data 1 /tmp/D && truncate -s $((len * 4096)) /tmp/D
 	dd if=/tmp/D of=$DATA bs=4096 seek="$blk" oflag=direct conv=notrunc status=none
 	{ cat /tmp/D; tail -c +$((len * 4096 + 1)) /tmp/A; } >/tmp/B
 	mount $DATA $MNT
@@ -189,7 +189,7 @@ test_precache_coherency() {
 	echo 0 >/proc/sys/vm/precache_enabled
 	pc_has_pool
 	ok $((!$?)) "disabling precache drops its pools"
-	head -c 4M /dev/urandom >/tmp/B
+	text_data 4 /tmp/B
 	dd if=/tmp/B of=$f bs=1M oflag=direct conv=notrunc status=none
 	echo 1 >/proc/sys/vm/precache_enabled
 	same $f /tmp/B "disable, change on disk, enable, read: the new data"

@@ -110,6 +110,58 @@ test_preswap_store() {
 	ok $? "after swapoff preswap holds 0 pages ($(ps_held))"
 }
 
+# tmem_stat NAME: a line of the store's counters (/sys/kernel/debug/tmem/stats).
+tmem_stat() { awk -v k="$1" '$1 == k {print $2}' $DBG/stats; }
+
+# The compressing backend under a real swap workload: while a process holds
+# its pages in preswap the store keeps them compressed (charged less than
+# half a page each) and same-filled pages as a word; incompressible pages
+# are refused, counted, and reach the swap device; every byte comes back.
+test_preswap_compress() {
+	local pid pages bytes same used r0 w
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the compression test"; return; }
+	[ "$(tmem_stat backend)" = compress ] && [ "$(tmem_stat compressor)" = lz4 ]
+	ok $? "the default backend compresses, with lz4 ($(tmem_stat backend), $(tmem_stat compressor))"
+	rm -f /tmp/ready /tmp/go
+	in_cgroup work 32M $TOOLS/memcheck -m 64 -Z -r /tmp/ready -w /tmp/go \
+		>/tmp/mc.out 2>&1 &
+	pid=$!
+	while [ ! -e /tmp/ready ] && kill -0 $pid 2>/dev/null; do sleep 0.5; done
+	pages=$(tmem_stat pages) bytes=$(tmem_stat bytes) same=$(tmem_stat same_filled)
+	used=$(tmem_stat backend_bytes)
+	echo "# compress: held pages=$pages bytes=$bytes same_filled=$same backend_bytes=$used ratio_x100=$(tmem_stat compression_ratio_x100)" >&3
+	[ "$pages" -gt 1000 ] && [ $((bytes * 2)) -lt $((pages * 4096)) ] &&
+		[ $((used * 2)) -lt $((pages * 4096)) ]
+	ok $? "$pages pages held in $bytes bytes charged, $used bytes of memory (under half a page each)"
+	[ "$same" -gt $((pages / 8)) ]
+	ok $? "same-filled pages kept as a word: $same of $pages"
+	touch /tmp/go
+	wait $pid
+	ok $? "pages held compressed read back intact: $(cat /tmp/mc.out)"
+
+	r0=$(tmem_stat refused_incompressible) w=$(sectors_written $SWAP)
+	run "mixed pages (50 % text, 25 % random, 25 % zero) in a 32M cgroup: intact" \
+		in_cgroup work 32M $TOOLS/mixfill -m 64 -g 2
+	[ "$(tmem_stat refused_incompressible)" -gt "$r0" ] &&
+		[ "$(sectors_written $SWAP)" -gt "$w" ]
+	ok $? "random pages refused as incompressible ($r0 -> $(tmem_stat refused_incompressible)) went to the swap device"
+	[ "$(ps_total get_misses)" = 0 ]
+	ok $? "no held page ever missed (get_misses $(ps_total get_misses))"
+	swapoff $SWAP
+}
+
+# The preswap integrity tests again on the uncompressed RAM backend.
+test_preswap_ram_backend() {
+	run "unload tmem to reload it with backend=ram" unload_tmem || return
+	run "modprobe tmem backend=ram" modprobe tmem backend=ram || return
+	[ "$(tmem_stat backend)" = ram ]
+	ok $? "the store uses the RAM backend ($(tmem_stat backend))"
+	test_preswap_store
+	run "unload tmem (backend=ram)" unload_tmem
+	run "modprobe tmem (default backend)" modprobe tmem
+}
+
 # Three areas with priorities (the disk, a swap file on ext4, zram), a
 # workload running while the swap file goes off and on again.
 test_preswap_areas() {

@@ -3,11 +3,16 @@
  * memcheck: fill anonymous memory with a pattern that names each page and a
  * generation, then read every byte back and count mismatches.
  *
- * Every 64-bit word of page p in generation g holds pattern(p, g, word), so a
- * page that comes back from swap (or tmem) with another page's data, an older
- * generation's data, or zeroes is caught. Used by the guest tests:
+ * Every 64-bit word of page p in generation g holds pattern(p, g, word / 8),
+ * so a page that comes back from swap (or tmem) with another page's data, an
+ * older generation's data, or zeroes is caught. Each value fills 8 words in
+ * a row, so a page compresses (lz4: to about a sixth) as real memory does;
+ * -R makes every word differ (pattern(p, g, word)): incompressible pages,
+ * which a compressing store refuses. -Z makes every fourth page same-filled
+ * (one non-zero value in every word: pattern(p, g, 0)). Used by the guest
+ * tests:
  *
- *   memcheck -m MIB [-g GENERATIONS] [-s SEED] [-p] [-f] [-H]
+ *   memcheck -m MIB [-g GENERATIONS] [-s SEED] [-p] [-f] [-H] [-R] [-Z]
  *            [-r READY_FILE -w GO_FILE]
  *
  * -f: after the last generation is written, fork; parent and child both
@@ -39,10 +44,16 @@
 #define WORDS (PAGE / sizeof(uint64_t))
 
 static uint64_t seed = 0x746d656dULL;
+static int incompressible, same_filled;
 
 static inline uint64_t pattern(uint64_t page, uint64_t gen, uint64_t word)
 {
 	uint64_t x = (page + 1) * 0x9e3779b97f4a7c15ULL ^ (gen << 40) ^ seed;
+
+	if (same_filled && page % 4 == 0)
+		word = 0;
+	else if (!incompressible)
+		word /= 8;
 
 	x ^= word * 0xbf58476d1ce4e5b9ULL;
 	x ^= x >> 31;
@@ -90,7 +101,7 @@ int main(int argc, char **argv)
 	uint64_t *mem;
 	int opt, pageout = 0, forked = 0, huge = 0;
 
-	while ((opt = getopt(argc, argv, "m:g:s:pfHr:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:g:s:pfHRZr:w:")) != -1) {
 		switch (opt) {
 		case 'm': mib = strtoul(optarg, NULL, 0); break;
 		case 'g': gens = strtoul(optarg, NULL, 0); break;
@@ -98,10 +109,12 @@ int main(int argc, char **argv)
 		case 'p': pageout = 1; break;
 		case 'f': forked = 1; break;
 		case 'H': huge = 1; break;
+		case 'R': incompressible = 1; break;
+		case 'Z': same_filled = 1; break;
 		case 'r': ready = optarg; break;
 		case 'w': go = optarg; break;
 		default:
-			fprintf(stderr, "usage: memcheck -m MIB [-g GENS] [-s SEED] [-p] [-f] [-H] [-r READY -w GO]\n");
+			fprintf(stderr, "usage: memcheck -m MIB [-g GENS] [-s SEED] [-p] [-f] [-H] [-R] [-Z] [-r READY -w GO]\n");
 			return 2;
 		}
 	}
