@@ -293,6 +293,16 @@ static struct tmem_stats pool_stats(struct kunit *test, int pool)
 	return st;
 }
 
+/*
+ * What the shrinker must count when ephemeral pool @pe holds the store's
+ * only ephemeral pages: their charge in pages (their number on the RAM
+ * backend, fewer when compressed).
+ */
+static unsigned long lru_units(struct kunit *test, int pe)
+{
+	return DIV_ROUND_UP(pool_stats(test, pe).bytes, PAGE_SIZE);
+}
+
 /* ---- the semantic rules, one case each ---------------------------------- */
 
 /* A put copies: changing the caller's page afterwards changes nothing. */
@@ -490,8 +500,9 @@ static void test_flush_object(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, pool_stats(test, pool).flushed, 100ULL);
 		KUNIT_EXPECT_EQ(test, pool_stats(test, pool).pages, 10LL);
 	}
-	/* only the ephemeral object 11 is on the LRU */
-	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), 10UL);
+	/* only the ephemeral object 11 is on the LRU: its 10 pages */
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store),
+			lru_units(test, pe));
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < 10; i++)
 			expect_page(test, k ? pe : pp, 11, i, 1000 + i);
@@ -771,7 +782,8 @@ static void test_destroy_many(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 2 * MANY);
 	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store),
-			(unsigned long)MANY);
+			lru_units(test, pe));
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pe).pages, (s64)MANY);
 	KUNIT_EXPECT_EQ(test, tmem_destroy_pool(pe), 0);
 	KUNIT_EXPECT_EQ(test, tmem_get_page(pe, 0, 0, c->out), -EINVAL);
 	tmem_drain();

@@ -151,15 +151,40 @@ test_preswap_compress() {
 	swapoff $SWAP
 }
 
-# The preswap integrity tests again on the uncompressed RAM backend.
+# The preswap integrity tests again on the uncompressed RAM backend: swap
+# through a cgroup, rewrites with injected put failures, fork-shared pages,
+# with every byte checked.
 test_preswap_ram_backend() {
+	local fa=$DBG/fail_preswap_put p
 	run "unload tmem to reload it with backend=ram" unload_tmem || return
 	run "modprobe tmem backend=ram" modprobe tmem backend=ram || return
 	[ "$(tmem_stat backend)" = ram ]
 	ok $? "the store uses the RAM backend ($(tmem_stat backend))"
-	test_preswap_store
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the RAM backend test"; return; }
+	p=$(ps_total puts)
+	run "backend=ram: 64 MiB in a 32M cgroup, 2 generations, intact" \
+		in_cgroup work 32M $TOOLS/memcheck -m 64 -g 2
+	[ "$(ps_total puts)" -gt "$p" ]
+	ok $? "backend=ram stored pages ($p -> $(ps_total puts) puts)"
+	if [ -d $fa ]; then
+		echo 0 >$fa/verbose
+		echo -1 >$fa/times
+		echo 3 >$fa/interval
+		echo 100 >$fa/probability
+		run "backend=ram: injected put failures during 4 generations of rewrites: intact" \
+			$TOOLS/memcheck -m 32 -g 4 -p
+		echo 0 >$fa/probability
+	fi
+	run "backend=ram: fork-shared pages read by parent and child: intact" \
+		$TOOLS/memcheck -m 32 -g 2 -p -f
+	[ "$(ps_total get_misses)" = 0 ]
+	ok $? "backend=ram: no held page ever missed (get_misses $(ps_total get_misses))"
+	swapoff $SWAP
 	run "unload tmem (backend=ram)" unload_tmem
 	run "modprobe tmem (default backend)" modprobe tmem
+	[ "$(tmem_stat backend)" = compress ]
+	ok $? "reloaded with the default backend ($(tmem_stat backend))"
 }
 
 # Three areas with priorities (the disk, a swap file on ext4, zram), a
