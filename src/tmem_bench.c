@@ -18,6 +18,14 @@
  * stays put) and gets read random stored pages; handles are spread over 64
  * objects, each thread using its own half of them in the thread runs.
  *
+ * Then the compressing backend, for each of lz4, lzo-rle and zstd, in a
+ * private store of its own: ns per put and per get of a text page, for an
+ * ephemeral pool (each put timed with interrupts off, as a precache put
+ * runs under the page cache's i_pages lock: the mean and the longest such
+ * stretch are the interrupts-off time it costs) and for a persistent pool
+ * (zsmalloc), and the bytes charged per page.  The module's compressor
+ * parameter is switched for this and set back afterwards.
+ *
  * It is a benchmark, not a test: it never fails.  Its init returns
  * -ECANCELED once the table is printed so that it does not stay loaded
  * (insmod then reports "Operation canceled"; that is expected).
@@ -25,9 +33,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
+#include <linux/crypto.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -293,6 +304,157 @@ static void bench_size(struct bench *b, unsigned long target, u64 *put1k,
 		pr_info("  %lu operations refused or missed\n", failed);
 }
 
+/* ---- the compressing backend ------------------------------------------ */
+
+#define COMP_PAGES	64	/* distinct text pages offered in turn */
+#define COMP_HANDLES	4096	/* handles the puts cycle over */
+
+static const char * const comp_names[] = { "lz4", "lzo-rle", "zstd" };
+
+/* A page of words and numbers, like the text the guest's workloads write. */
+static void text_fill(struct page *page, u64 seed)
+{
+	static const char * const words[] = {
+		"memory", "page", "kernel", "swap", "cache", "file", "data",
+		"time", "the", "of", "and", "\n",
+	};
+	char *b = page_address(page);
+	unsigned int off = 0;
+	u64 s = seed * 2654435761ULL + 1;
+
+	while (off < PAGE_SIZE - 1)
+		off += scnprintf(b + off, PAGE_SIZE - off, "%s %u ",
+				 words[rnd(&s) % ARRAY_SIZE(words)],
+				 rnd(&s) % 100000);
+	b[PAGE_SIZE - 1] = '\n';
+}
+
+struct comp_run {
+	u64 put10, put_max, get10;	/* ns*10 per op; longest put, ns */
+	unsigned long failed;
+	s64 bytes, pages;
+};
+
+/*
+ * @n puts then @n gets in @pool of @store, cycling over COMP_HANDLES
+ * handles and the text pages @src.  With @irqs_off each put runs with
+ * interrupts disabled, as precache's does, and its duration is that
+ * interrupts-off stretch.  Then one get per handle, each checked against
+ * the page last put there (a mismatch or miss counts as failed).
+ */
+static void comp_ops(struct tmem_store *store, int pool, struct page **src,
+		     struct page *dst, unsigned long n, bool irqs_off,
+		     struct comp_run *r)
+{
+	unsigned long i, h, flags = 0;
+	struct tmem_stats st;
+	u64 t0, t, sum = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct page *p = src[i % COMP_PAGES];
+
+		if (irqs_off)
+			local_irq_save(flags);
+		t0 = ktime_get_ns();
+		ret = tmem_put_page(pool, handle_oid(i % COMP_HANDLES),
+				    handle_index(i % COMP_HANDLES), p);
+		t = ktime_get_ns() - t0;
+		if (irqs_off)
+			local_irq_restore(flags);
+		sum += t;
+		r->put_max = max(r->put_max, t);
+		if (ret)
+			r->failed++;
+		if (!(i & RESCHED_MASK))
+			cond_resched();
+	}
+	r->put10 = per_op10(sum, n);
+	tmem_store_stats(store, &st);
+	r->bytes = st.bytes;
+	r->pages = st.pages;
+
+	/* one get per handle (an ephemeral hit removes the page) */
+	sum = 0;
+	for (h = 0; h < COMP_HANDLES; h++) {
+		/* the last put to handle h */
+		unsigned long last = h + (n - 1 - h) / COMP_HANDLES * COMP_HANDLES;
+
+		t0 = ktime_get_ns();
+		ret = tmem_get_page(pool, handle_oid(h), handle_index(h), dst);
+		sum += ktime_get_ns() - t0;
+		if (ret || memcmp(page_address(dst),
+				  page_address(src[last % COMP_PAGES]),
+				  PAGE_SIZE))
+			r->failed++;
+		if (!(h & RESCHED_MASK))
+			cond_resched();
+	}
+	r->get10 = per_op10(sum, COMP_HANDLES);
+}
+
+static void bench_compress(u64 mc10)
+{
+	struct page *src[COMP_PAGES] = {}, *dst = alloc_page(GFP_KERNEL);
+	char old[CRYPTO_MAX_ALG_NAME], f[6][24];
+	struct tmem_store *store;
+	unsigned long n = max_t(unsigned int, ops, COMP_HANDLES);
+	unsigned int c, i;
+	int persist;
+
+	strscpy(old, tmem_backend_compress.compressor(), sizeof(old));
+	store = tmem_store_create("bench-compress", 4 * COMP_HANDLES,
+				  &tmem_backend_compress);
+	if (IS_ERR(store) || !dst)
+		goto out;
+	for (i = 0; i < COMP_PAGES; i++) {
+		src[i] = alloc_page(GFP_KERNEL);
+		if (!src[i])
+			goto out;
+		text_fill(src[i], i);
+	}
+	pr_info("compressing backend: text pages, %lu puts and %u gets per figure (memcpy %s ns)\n",
+		n, COMP_HANDLES, fmt10(f[0], mc10));
+	pr_info("%-10s %-10s %10s %12s %10s %10s %9s\n", "compress", "pool",
+		"put ns", "irqs-off max", "get ns", "bytes/page", "failed");
+	for (c = 0; c < ARRAY_SIZE(comp_names); c++) {
+		if (tmem_compress_select(comp_names[c])) {
+			pr_info("%-10s not available in this kernel\n",
+				comp_names[c]);
+			continue;
+		}
+		for (persist = 0; persist <= 1; persist++) {
+			struct comp_run r = {};
+			int pool = tmem_store_new_pool(store, NULL,
+						       TMEM_POOL_FLAGS(persist),
+						       "bench-compress");
+
+			if (pool < 0)
+				break;
+			comp_ops(store, pool, src, dst, n, !persist, &r);
+			tmem_destroy_pool(pool);
+			pr_info("%-10s %-10s %10s %12llu %10s %10lld %9lu\n",
+				comp_names[c],
+				persist ? "persistent" : "ephemeral",
+				fmt10(f[1], r.put10),
+				persist ? 0ULL : r.put_max,
+				fmt10(f[2], r.get10),
+				r.pages ? div64_s64(r.bytes, r.pages) : 0LL,
+				r.failed);
+		}
+	}
+	if (tmem_compress_select(old))
+		pr_warn("could not set the compressor back to %s\n", old);
+out:
+	for (i = 0; i < COMP_PAGES; i++)
+		if (src[i])
+			__free_page(src[i]);
+	if (dst)
+		__free_page(dst);
+	if (!IS_ERR_OR_NULL(store))
+		tmem_store_destroy(store);
+}
+
 static int __init tmem_bench_init(void)
 {
 	unsigned long cap, avail = si_mem_available();
@@ -344,6 +506,7 @@ static int __init tmem_bench_init(void)
 
 	if (cap > 65536)
 		bench_size(&b, cap, &put1k, &get1k);
+	bench_compress(time_memcpy(&b, ops));
 	pr_info("done\n");
 out:
 	if (b.src)
