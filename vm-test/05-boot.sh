@@ -5,6 +5,9 @@
 #   vdb  payload: the tmem-dkms .deb, guest/ scripts, test tools, the mode
 #   vdc  blank data disk       vdd  blank swap disk
 # Serial ports: ttyS0 = console -> console.log, ttyS1 = TAP -> tap.log.
+# bench adds ttyS2, a line to bench-agent.py on the host (the disk model:
+# it throttles the data and swap drives through QEMU's QMP socket and
+# times a memcpy on the host; log in bench-agent.txt).
 # QEMU uses TCG unless ACCEL=kvm; each boot is bounded by GUEST_TIMEOUT,
 # and one that stalls before init (silent for BOOT_QUIET seconds, or not
 # there after BOOT_STALL) is restarted, up to BOOT_TRIES boots in all.
@@ -123,8 +126,11 @@ esac
 # rc to QEMU's exit code.
 boot() {
 	local kernel=$1 name=$2 root=$3 rootopt=$4 initrd=${5:-} append=${6:-} tap=tap.log
-	local initrd_opt=()
+	local initrd_opt=() agent_opt=() apid=
 	[ -n "$initrd" ] && initrd_opt=(-initrd "$initrd")
+	[ "$mode" = bench ] && agent_opt=(
+		-chardev "socket,id=ctl,path=$RESULTS/ctl.sock,server=on,wait=off"
+		-serial chardev:ctl -qmp "unix:$RESULTS/qmp.sock,server=on,wait=off")
 	[ "$name" = console ] || tap=tap-${name#console-}.log
 	step "boot $(basename "$kernel") ($ACCEL, ${GUEST_CPUS} cpus, ${GUEST_MEM} MiB, timeout ${GUEST_TIMEOUT} s); console: $RESULTS/$name.log"
 	# fresh data and swap disks for each boot
@@ -140,11 +146,17 @@ boot() {
 			-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic $append ${GUEST_APPEND:-}" \
 			-drive "file=$root,if=virtio,format=raw$rootopt" \
 			-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
-			-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe" \
-			-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe" \
+			-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe,id=data" \
+			-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe,id=swap" \
 			-serial "file:$RESULTS/$name.log" -serial "file:$RESULTS/$tap" \
+			"${agent_opt[@]}" \
 			-display none -monitor none -nic none -no-reboot </dev/null &
 		qpid=$!
+		if [ ${#agent_opt[@]} -gt 0 ]; then
+			python3 "$VMTEST/bench-agent.py" "$RESULTS/ctl.sock" "$RESULTS/qmp.sock" \
+				"$RESULTS/payload/tools/memcpy-ns" >>"$RESULTS/bench-agent.txt" 2>&1 &
+			apid=$!
+		fi
 		# Under TCG a boot now and then hangs before init, before anything
 		# is written to the disks: the 6.1 test kernel, 2 boots in 5 on a
 		# busy host, in the RCU-tasks self test ("Running RCU-tasks wait
@@ -165,8 +177,8 @@ boot() {
 			fi
 			if [ $waited -ge "$BOOT_STALL" ] || [ $quiet -ge "$BOOT_QUIET" ]; then
 				echo "guest stalled before init (try $try; silent $quiet s, $waited s in all): restarting it"
-				kill $qpid 2>/dev/null || true
-				wait $qpid || true
+				kill $qpid $apid 2>/dev/null || true
+				wait $qpid $apid || true
 				mv "$RESULTS/$name.log" "$RESULTS/$name.stalled-$try.txt"
 				rc=stalled
 				continue 2
@@ -175,6 +187,7 @@ boot() {
 			waited=$((waited + 5))
 		done
 		wait $qpid || rc=$?
+		[ -z "$apid" ] || { kill $apid 2>/dev/null; wait $apid; } || true
 		break
 	done
 	[ "$rc" = 124 ] && echo "guest TIMED OUT after $GUEST_TIMEOUT s"

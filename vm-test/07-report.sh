@@ -33,8 +33,9 @@ fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store
 } >"$runs"
 
 # Aggregate: one row per workload x configuration, in the order the
-# workloads first ran and in the order base, zswap, tmem.
-awk -F, -v csv="$csv" -v dat="$dat" '
+# workloads first ran and in the order of CONFIGS.
+CONFIGS="base zswap tmem-ram tmem-lz4 tmem-zstd"
+awk -F, -v csv="$csv" -v dat="$dat" -v configs="$CONFIGS" '
 function median(s,    a, n, i, j, t) {
 	n = split(s, a, " ")
 	for (i = 2; i <= n; i++)
@@ -71,7 +72,7 @@ END {
 	print "workload,config,runs,wall_median_s,wall_min_s,wall_max_s,ratio_to_base,ratio_to_zswap,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused,runs_oom_killed" >csv
 	print "| workload | config | runs | wall s, median | spread (min-max) | x base | x zswap | disk MiB read | disk MiB written | store peak pages | store peak MiB | hit ratio | puts | refused |"
 	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	nc = split("base zswap tmem", cfg, " ")
+	nc = split(configs, cfg, " ")
 	for (i = 1; i <= nw; i++) {
 		w = order[i]
 		bw = (w, "base") in has ? median(v[w, "base", 4]) : ""
@@ -110,7 +111,7 @@ END {
 
 info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 {
-	echo "# tmem benchmark: no tmem vs zswap vs tmem"
+	echo "# tmem benchmark: no tmem vs zswap vs tmem (plain copies, lz4, zstd)"
 	echo
 	echo "Run $(basename "$RESULTS"), guest: $(info guest)."
 	echo "Store limit: $(info limit)."
@@ -118,11 +119,14 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 	echo "- swap: $(info swap); $(info mix | sed 's/^mixfill: //')"
 	echo "- sort: $(info sort)"
 	echo "- reread: $(info reread)"
+	echo "- swap@ssd, reread@ssd: the same workloads with the swap and data disks throttled to the disk model"
+	echo "- disk model: $(info disk)"
 	echo "- micro: modprobe tmem_bench (the store alone; wall = the module's run; its store columns show the bench's private store)"
 	sed -n 's/^# bench-info,note,/- note: /p' "$tap"
 	echo
-	echo "Configurations: base = swap disk only (reread: precache off); zswap = zswap on," \
-		"preswap off; tmem = preswap on, zswap off (reread: precache on)." \
+	echo "Configurations: base = swap disk only (reread: precache off); zswap = zswap on (lz4, zsmalloc)," \
+		"preswap off; tmem-* = preswap on, zswap off (reread: precache on), with backend=ram (tmem-ram)" \
+		"or the compressing backend and compressor lz4 or zstd." \
 		"x base, x zswap: median wall time over the median of base / zswap (below 1 = faster)." \
 		"Disk = the swap disk (reread: the data disk), from /proc/diskstats." \
 		"Store peak: the most pages and memory tmem or zswap held (sampled each second)." \
@@ -163,6 +167,37 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 		threads=$(sed -n 's/^# micro-log,[0-9]*,tmem_bench: threads/threads/p' "$tap" | tail -n1)
 		[ -n "$threads" ] && { echo; echo "Last run: $threads."; }
 	fi
+	if grep -q '^# micro-comp,' "$tap"; then
+		echo
+		echo "Compressing backend (tmem_bench, text pages; median over the runs): ns per put and get;" \
+			"irqs-off max = the longest put timed with interrupts off, as precache puts run under i_pages;" \
+			"bytes charged per page (4096 uncompressed)."
+		echo
+		echo "| compressor | pool | put ns | irqs-off max ns | get ns | bytes/page | failed |"
+		echo "|---|---|---:|---:|---:|---:|---:|"
+		sed -n 's/^# micro-comp,//p' "$tap" | awk -F, '
+		function median(s,    a, n, i, j, t) {
+			n = split(s, a, " ")
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		{
+			k = $2 "," $3
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			for (f = 4; f <= 8; f++) v[k, f] = v[k, f] " " $f
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				k = order[i]; split(k, kk, ",")
+				printf "| %s | %s | %.1f | %s | %.1f | %d | %d |\n", kk[1], kk[2],
+					median(v[k, 4]), kk[2] == "ephemeral" ? sprintf("%d", median(v[k, 5])) : "-",
+					median(v[k, 6]), median(v[k, 7]), median(v[k, 8])
+			}
+		}'
+	fi
 	echo
 	echo "Files: bench.csv (this table), bench-runs.csv (every run), bench.png (chart)."
 } >"$md"
@@ -174,7 +209,7 @@ set terminal pngcairo size 1000,800 font "sans,10"
 set output "$png"
 set datafile separator "\t"
 set datafile missing "NaN"
-set multiplot layout 2,1 title "tmem bench ($(basename "$RESULTS")): base = no store, zswap, tmem"
+set multiplot layout 2,1 title "tmem bench ($(basename "$RESULTS")): base = no store, zswap, tmem (ram, lz4, zstd)"
 set style data histogram
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.7 border -1
@@ -182,10 +217,10 @@ set grid ytics
 set yrange [0:*]
 set key top left
 set ylabel "wall time / base (median, min-max)"
-plot "$dat" using 2:3:4:xtic(1) title "base", '' using 6:7:8 title "zswap", '' using 10:11:12 title "tmem"
+plot for [i=0:4] "$dat" using 2+4*i:3+4*i:4+4*i:xtic(1) title word("$CONFIGS", i+1)
 set style histogram clustered gap 1
 set ylabel "disk MiB read + written (median)"
-plot "$dat" using 5:xtic(1) title "base", '' using 9 title "zswap", '' using 13 title "tmem"
+plot for [i=0:4] "$dat" using 5+4*i:xtic(1) title word("$CONFIGS", i+1)
 unset multiplot
 EOF
 fi

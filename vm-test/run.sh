@@ -11,7 +11,7 @@ t0=$SECONDS
 # workload is 2x its RAM), more time, and a report (07-report.sh) after
 # the summary
 [ "$mode" = bench ] && export KCONFIG=bench GUEST_MEM=${GUEST_MEM:-384} \
-	GUEST_TIMEOUT=${GUEST_TIMEOUT:-5400}
+	GUEST_TIMEOUT=${GUEST_TIMEOUT:-7200}
 export TMEM_RESULTS=${TMEM_RESULTS:-${TMEM_CACHE:-/var/cache/tmem}/results/$mode-$(date +%Y%m%d-%H%M%S)}
 # A check also proves the kernel upgrade (UPGRADE_KSERIES=6.12, the
 # default; UPGRADE_KSERIES= leaves it out): the guest moves from the patched

@@ -3,11 +3,17 @@
 # one boot, on the bench kernel (no debug options, zswap built in and off).
 #
 # Configurations (switched at run time, between runs):
-#   base   swap disk only: zswap off, tmem's preswap_enabled=0
-#          (for the re-read workload: precache_enabled=0)
-#   zswap  zswap on (lz4, zsmalloc, max_pool_percent = tmem's), preswap off
-#   tmem   zswap off, preswap on (for the re-read workload: precache on)
-# precache is off during the swap workloads, so they measure preswap alone.
+#   base       swap disk only: zswap off, tmem's preswap_enabled=0
+#              (for the re-read workload: precache_enabled=0)
+#   zswap      zswap on (lz4, zsmalloc, max_pool_percent = tmem's), preswap off
+#   tmem-ram   zswap off, preswap on (re-read: precache on), tmem loaded
+#              with backend=ram: a plain copy of every page
+#   tmem-lz4   the same with backend=compress (the default), compressor lz4
+#   tmem-zstd  backend=compress, compressor zstd
+# tmem is reloaded (modprobe -r; modprobe tmem backend=...) when a run
+# needs the other backend; the compressor is switched through its module
+# parameter. precache is off during the swap workloads, so they measure
+# preswap alone.
 #
 # Workloads, each configuration BENCH_REPS times (default 3), interleaved:
 # round r runs every workload once per configuration, the configurations'
@@ -16,10 +22,28 @@
 #           random and zero pages, written twice, every byte checked
 #   sort    GNU sort of a generated text file in a memory cgroup whose
 #           memory.max is below sort's working set; output checked against
-#           an unconstrained sort's checksum
+#           an unconstrained sort's checksum (base, zswap, tmem-lz4 only:
+#           zswap thrashes there and takes minutes a run)
 #   reread  a file set of 1.5x the memory available, read twice (the second
 #           time in another fixed order), every byte checked; precache off/on
-#   micro   modprobe tmem_bench: the store's put/get cost (kernel log table)
+#           (no zswap run: zswap has no page-cache side)
+#   swap@ssd, reread@ssd
+#           the same with the swap and data disks throttled to the disk
+#           model below (base, zswap, tmem-lz4; reread: base, tmem-lz4);
+#           swap@ssd writes its memory once, not twice, to bound the time
+#   micro   modprobe tmem_bench: the store's put/get cost and the
+#           compressors' (kernel log table)
+#
+# The disk model. Under TCG every instruction is emulated while the guest's
+# disks are files in the host's page cache: a disk write is nearly free and
+# a page copy is not, so unthrottled wall times favour having no store. The
+# "@ssd" runs throttle the data and swap drives (QEMU's
+# block_set_io_throttle, through bench-agent.py on the host) to a SATA SSD
+# (BENCH_DISK="550 500 90000": MB/s read, MB/s write, 4 KiB IOPS) slowed by
+# the guest's CPU slowdown, measured in this boot as the same 4 KiB memcpy
+# program (tools/memcpy-ns) timed in the guest and on the host. A disk
+# that is S times slower against a CPU S times slower costs what the real
+# disk would cost a real CPU.
 #
 # Each run reports one line on fd 3 (read by vm-test/07-report.sh):
 #   # bench,WORKLOAD,CONFIG,REP,WALL_S,SECTORS_READ,SECTORS_WRITTEN,
@@ -34,7 +58,7 @@
 # or failed otherwise; an OOM kill is reported, and the report leaves the
 # run out of the medians. Knobs (kernel command line via GUEST_APPEND, passed to
 # init as environment): BENCH_REPS, BENCH_WORKLOADS, BENCH_SORT_MIB,
-# BENCH_SORT_LIMIT.
+# BENCH_SORT_LIMIT, BENCH_DISK.
 . /payload/guest/lib.sh
 
 DATA=/dev/vdc
@@ -44,7 +68,10 @@ ZS=/sys/module/zswap/parameters
 P=/sys/module/tmem/parameters
 ZD=/sys/kernel/debug/zswap
 REPS=${BENCH_REPS:-3}
-WORKLOADS=${BENCH_WORKLOADS:-swap sort reread micro}
+WORKLOADS=${BENCH_WORKLOADS:-swap sort reread swap@ssd reread@ssd micro}
+DISK_MODEL=${BENCH_DISK:-550 500 90000}
+CTL=/dev/ttyS2		# to bench-agent.py on the host
+MISSES=0		# preswap get misses of tmem instances unloaded so far
 SORT_MIB=${BENCH_SORT_MIB:-32}	# input; sort's working set is about 2.5x
 # memory.max of sort's cgroup: 48M squeezes it (its peak unlimited is about
 # 120 MiB) and all three configurations finish; at 32M zswap, whose pool is
@@ -100,11 +127,11 @@ sampler() {
 # counters WORKLOAD CONFIG: "hits misses puts refused" now, for the store
 # the configuration uses
 counters() {
-	case $1/$2 in
-	reread/tmem) echo "$(precache hits) $(precache misses) $(precache puts) $(precache refused)" ;;
+	case ${1%@*}/$2 in
+	reread/tmem*) echo "$(precache hits) $(precache misses) $(precache puts) $(precache refused)" ;;
 	reread/*) echo "0 0 0 0" ;;
 	*/zswap) echo "$(vmstat zswpin) $(vmstat pswpin) $(vmstat zswpout) $(zswap_refused)" ;;
-	*/tmem) echo "$(preswap gets) $(vmstat pswpin) $(preswap puts) $(preswap refused)" ;;
+	*/tmem*) echo "$(preswap gets) $(vmstat pswpin) $(preswap puts) $(preswap refused)" ;;
 	*) echo "0 $(vmstat pswpin) 0 0" ;;
 	esac
 }
@@ -118,15 +145,36 @@ setp() {
 	return 1
 }
 
+# tmem_backend BACKEND [COMPRESSOR]: tmem loaded with BACKEND (reloaded if
+# it runs the other one; called with preswap and precache off and swap
+# empty), and COMPRESSOR for new puts
+tmem_backend() {
+	if [ "$(cat $P/backend)" != "$1" ]; then
+		MISSES=$((MISSES + $(preswap misses)))
+		unload_tmem && modprobe tmem backend="$1" &&
+			[ "$(cat $P/backend)" = "$1" ] ||
+			{ log "could not reload tmem with backend=$1"; return 1; }
+	fi
+	[ -z "${2:-}" ] && return 0
+	echo "$2" >$P/compressor && [ "$(cat $P/compressor)" = "$2" ] ||
+		{ log "could not set the compressor to $2"; return 1; }
+}
+
 # set_config WORKLOAD CONFIG. tmem is switched by its module parameters,
 # which work on every kernel (see setup for the sysctls).
 set_config() {
 	local zswap=0 preswap=0 precache=0
-	case $1/$2 in
-	reread/tmem) precache=1 ;;
+	case ${1%@*}/$2 in
+	reread/tmem*) precache=1 ;;
 	reread/*) ;;
 	*/zswap) zswap=1 ;;
-	*/tmem) preswap=1 ;;
+	*/tmem*) preswap=1 ;;
+	esac
+	case $2 in
+	tmem-ram) setp $P/precache_enabled 0 && setp $P/preswap_enabled 0 &&
+		tmem_backend ram || return 1 ;;
+	tmem-*) setp $P/precache_enabled 0 && setp $P/preswap_enabled 0 &&
+		tmem_backend compress "${2#tmem-}" || return 1 ;;
 	esac
 	# precache off drops every precache pool: nothing from an earlier
 	# run survives into the next
@@ -148,10 +196,34 @@ fresh_state() {
 	sleep 1
 }
 
+# ctl REQUEST: one request to bench-agent.py on the host; prints its answer
+# and fails unless it begins with "ok"
+ctl() {
+	local ans
+	echo "$*" >&4
+	read -r -t 120 ans <&4 || ans="error: no answer from the host"
+	ans=${ans%$'\r'}
+	echo "$ans"
+	[ "${ans%% *}" = ok ]
+}
+
+# throttle on|off: the data and swap drives at the disk model's speed, or
+# at full speed
+throttle() {
+	local d
+	for d in data swap; do
+		if [ "$1" = on ]; then
+			ctl throttle $d $THROTTLE >/dev/null
+		else
+			ctl throttle $d 0 0 0 >/dev/null
+		fi || { log "throttle $1 failed for $d"; return 1; }
+	done
+}
+
 # one WORKLOAD CONFIG REP: run the workload once and report it
 one() {
 	local w=$1 c=$2 rep=$3 dev=$SWAP t0 t1 wall rc oom0 status r0 w0 h0 m0 p0 f0 h1 m1 p1 f1 spid peak hit
-	[ "$w" = reread ] && dev=$DATA
+	[ "${w%@*}" = reread ] && dev=$DATA
 	set_config "$w" base && fresh_state && set_config "$w" "$c" ||
 		{ ok 1 "$w/$c run $rep: configuration set"; return; }
 	log "run $rep: $w, $c: zswap $(cat $ZS/enabled), preswap $(cat $P/preswap_enabled), precache $(cat $P/precache_enabled)"
@@ -162,10 +234,18 @@ one() {
 	sampler /tmp/peak &
 	spid=$!
 	oom0=$(vmstat oom_kill)
+	if [ "$w" != "${w%@*}" ] && ! throttle on; then
+		ok 1 "$w/$c run $rep: disks throttled"
+		kill $spid
+		return
+	fi
 	t0=$(date +%s.%N)
-	"run_$w" >/tmp/run.out 2>&1
+	GENS=2
+	[ "$w" = "${w%@*}" ] || GENS=1
+	"run_${w%@*}" >/tmp/run.out 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
+	[ "$w" = "${w%@*}" ] || throttle off || rc=1
 	status=ok
 	[ $rc = 0 ] || status=failed
 	# killed: an OOM kill during the run, and no output that is wrong
@@ -179,7 +259,7 @@ one() {
 	# for reading the console later: the stores' own counters
 	case $c in
 	zswap) log "zswap after: $(cd $ZD && grep . ./* | tr '\n' ' ')" ;;
-	tmem) log "tmem after: $(tr '\n' ' ' <$DBG/stats)" ;;
+	tmem*) log "tmem after: $(tr '\n' ' ' <$DBG/stats)" ;;
 	esac
 	hit=-
 	[ "$c" != base ] && [ "$w" != micro ] && hit=$(awk -v h=$((h1 - h0)) -v m=$((m1 - m0)) \
@@ -195,7 +275,7 @@ one() {
 }
 
 run_swap() {
-	$TOOLS/mixfill -m "$ANON_MIB" -g 2
+	$TOOLS/mixfill -m "$ANON_MIB" -g "$GENS"
 }
 
 # sort_in LIMIT: sort the input in the cgroup; prints the output's md5,
@@ -241,6 +321,10 @@ micro_rows() { # micro_rows REP: the table of the last micro run, for the report
 	sed "s/^/# micro-log,$rep,/" /tmp/micro.log >&3
 	awk -v r="$rep" '$2 ~ /^[0-9]+$/ && NF >= 8 {
 		printf "# micro,%s,%s,%s,%s,%s,%s,%s\n", r, $2, $3, $4, $5, $6, $8 }' /tmp/micro.log >&3
+	# the compressors: name, pool, put ns, irqs-off max ns, get ns,
+	# bytes per page, failed
+	awk -v r="$rep" '($3 == "ephemeral" || $3 == "persistent") && NF == 8 {
+		printf "# micro-comp,%s,%s,%s,%s,%s,%s,%s,%s\n", r, $2, $3, $4, $5, $6, $7, $8 }' /tmp/micro.log >&3
 }
 
 setup() {
@@ -277,6 +361,21 @@ setup() {
 		[ "$(cat $ZS/max_pool_percent)" = "$pct" ]
 	ok $? "zswap set to lz4, zsmalloc, max_pool_percent $pct (tmem's max_pool_percent)" || return 1
 	info limit "tmem max_pool_percent $pct ($(tmem_stat max_pages) pages), zswap lz4 zsmalloc max_pool_percent $pct"
+
+	# the disk model: the guest's CPU slowdown against the host, in this
+	# boot, and the throttle it gives
+	local gns hns slow rd wr iops
+	exec 4<>$CTL && stty -F $CTL raw -echo
+	ok $? "a line to the host's bench agent on $CTL" || return 1
+	gns=$($TOOLS/memcpy-ns) && hns=$(ctl memcpy) && hns=${hns#ok }
+	ok $? "4 KiB memcpy timed in the guest ($gns ns) and on the host ($hns ns)" || return 1
+	read -r rd wr iops <<<"$DISK_MODEL"
+	slow=$(awk -v g="$gns" -v h="$hns" 'BEGIN {printf "%.1f", g / h}')
+	THROTTLE=$(awk -v s="$slow" -v r="$rd" -v w="$wr" -v i="$iops" \
+		'BEGIN {printf "%d %d %d", r * 1e6 / s, w * 1e6 / s, i / s}')
+	throttle on && throttle off
+	ok $? "QEMU throttles the data and swap drives on request"
+	info disk "SATA SSD ($rd MB/s read, $wr MB/s write, $iops IOPS) slowed by the guest's CPU slowdown $slow (4 KiB memcpy: guest $gns ns, host $hns ns): drives throttled to $(awk -v t="$THROTTLE" 'BEGIN {split(t, a, " "); printf "%.1f MB/s read, %.1f MB/s write, %d IOPS", a[1] / 1e6, a[2] / 1e6, a[3]}')"
 
 	mkswap -q $SWAP >/dev/null && swapon $SWAP
 	ok $? "swap on $SWAP" || return 1
@@ -333,9 +432,11 @@ t_all=$SECONDS
 for rep in $(seq 1 "$REPS"); do
 	for w in $WORKLOADS; do
 		case $w in
-		reread) configs=(base tmem) ;;
-		micro) configs=(tmem) ;;
-		*) configs=(base zswap tmem) ;;
+		reread) configs=(base tmem-ram tmem-lz4 tmem-zstd) ;;
+		reread@*) configs=(base tmem-lz4) ;;
+		sort | swap@*) configs=(base zswap tmem-lz4) ;;
+		micro) configs=(tmem-lz4) ;;
+		*) configs=(base zswap tmem-ram tmem-lz4 tmem-zstd) ;;
 		esac
 		n=${#configs[@]}
 		for k in $(seq 0 $((n - 1))); do
@@ -348,8 +449,9 @@ for rep in $(seq 1 "$REPS"); do
 done
 info runtime "$((SECONDS - t_all)) s for all runs"
 
-[ "$(preswap misses)" = 0 ]
-ok $? "no page held by preswap ever missed (get_misses $(preswap misses))"
+MISSES=$((MISSES + $(preswap misses)))
+[ "$MISSES" = 0 ]
+ok $? "no page held by preswap ever missed (get_misses $MISSES over every load of tmem)"
 swapoff $SWAP
 umount $MNT
 unload_tmem
