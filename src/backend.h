@@ -46,8 +46,11 @@ struct tmem_backend {
 	unsigned int (*size)(unsigned long handle);
 	/* Bytes of memory the backend uses now, overhead included. */
 	u64 (*bytes_used)(void);
-	/* The compressor new stores use, or NULL (optional). */
-	const char *(*compressor)(void);
+	/*
+	 * The compressor new stores to an @ephemeral pool (or to a
+	 * persistent one) use, or NULL (optional).
+	 */
+	const char *(*compressor)(bool ephemeral);
 };
 
 /* A copied page per stored page; the default backend. */
@@ -59,7 +62,12 @@ extern const struct tmem_backend tmem_backend_ram;
 extern const struct tmem_backend tmem_backend_compress;
 int tmem_backend_compress_init(void);
 void tmem_backend_compress_exit(void);
-/* Make @name the compressor of new puts (as the module parameter). */
+/*
+ * Make @name the compressor of new puts to @ephemeral pools or to persistent
+ * ones (as the module parameters precache_compressor and compressor), or of
+ * both.  -EINVAL for a name the kernel lacks (nothing changes).
+ */
+int tmem_compress_select_for(bool ephemeral, const char *name);
 int tmem_compress_select(const char *name);
 
 #endif /* TMEM_BACKEND_H */

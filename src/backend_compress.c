@@ -28,13 +28,22 @@
  * applies to new puts while pages already stored stay readable.
  *
  * Tunables (module parameters of tmem.ko):
- *   compressor        crypto compression algorithm for new puts ("lz4" by
- *                     default; "lzo-rle", "lzo", "zstd", "deflate" ... any
- *                     the kernel has).  Writable at run time; an unknown
- *                     name is refused with -EINVAL and a log line, and
- *                     nothing changes.  Every compressor used since load
- *                     stays allocated (its pages may still be stored) until
- *                     the module is unloaded; at most TMEM_COMP_MAX of them.
+ *   compressor        crypto compression algorithm for new puts to
+ *                     persistent pools, i.e. preswap ("lz4" by default;
+ *                     "lzo-rle", "lzo", "zstd", "deflate" ... any the
+ *                     kernel has).  Writable at run time; an unknown name
+ *                     is refused with -EINVAL and a log line, and nothing
+ *                     changes.  Every compressor used since load stays
+ *                     allocated (its pages may still be stored) until the
+ *                     module is unloaded; at most TMEM_COMP_MAX of them.
+ *   precache_compressor
+ *                     the same for ephemeral pools, i.e. precache ("lz4" by
+ *                     default).  Kept apart because a precache put runs with
+ *                     interrupts off: a slow compressor (zstd costs several
+ *                     times lz4's time per page, see the README) is paid for
+ *                     there in interrupt latency, while preswap's puts run
+ *                     in process context and may trade time for a smaller
+ *                     store.
  *   incompressible_percent
  *                     a page whose compressed size (header included) is at
  *                     least this percentage of a page is refused (-E2BIG)
@@ -90,11 +99,19 @@ struct tmem_comp {
 	char name[CRYPTO_MAX_ALG_NAME];
 };
 
+/* Who a compressor setting is for: a put to a persistent or ephemeral pool. */
+enum comp_user { COMP_PERSISTENT, COMP_EPHEMERAL, COMP_USERS };
+static const char * const comp_user_param[COMP_USERS] = {
+	"compressor", "precache_compressor",
+};
+
 static struct tmem_comp *comps[TMEM_COMP_MAX];
-static int comp_cur = -1;		/* slot for new puts; READ_ONCE */
+/* Per user: the slot new puts use, -1 before init; READ_ONCE. */
+static int comp_cur[COMP_USERS] = { -1, -1 };
 static DEFINE_MUTEX(comp_mutex);	/* guards filling slots, comp_cur */
 static bool comp_ready;			/* under comp_mutex: init has run */
-static char comp_param[CRYPTO_MAX_ALG_NAME] = "lz4";
+/* Per user: the name asked for (the module parameter); under comp_mutex. */
+static char comp_param[COMP_USERS][CRYPTO_MAX_ALG_NAME] = { "lz4", "lz4" };
 
 /* Per CPU: the output buffer of a compression (two pages: an output may
  * exceed its input).
@@ -157,10 +174,10 @@ static struct tmem_comp *comp_alloc(const char *name)
 }
 
 /*
- * Make @name the compressor of new puts, allocating it if it was never
- * used.  Under comp_mutex, after init.
+ * Make @name the compressor of @user's new puts, allocating it if it was
+ * never used.  Under comp_mutex, after init.
  */
-static int comp_select(const char *name)
+static int comp_select(enum comp_user user, const char *name)
 {
 	struct tmem_comp *c;
 	int i, free_slot = -1;
@@ -173,7 +190,7 @@ static int comp_select(const char *name)
 			continue;
 		}
 		if (!strcmp(comps[i]->name, name)) {
-			WRITE_ONCE(comp_cur, i);
+			WRITE_ONCE(comp_cur[user], i);
 			return 0;
 		}
 	}
@@ -186,16 +203,17 @@ static int comp_select(const char *name)
 	if (IS_ERR(c)) {
 		pr_err("compressor %s: cannot set it up (%ld); still using %s\n",
 		       name, PTR_ERR(c),
-		       comp_cur >= 0 ? comps[comp_cur]->name : "none");
+		       comp_cur[user] >= 0 ? comps[comp_cur[user]]->name : "none");
 		return PTR_ERR(c);
 	}
 	/* the slot is complete before comp_cur (or a header) can name it */
 	smp_store_release(&comps[free_slot], c);
-	WRITE_ONCE(comp_cur, free_slot);
+	WRITE_ONCE(comp_cur[user], free_slot);
 	return 0;
 }
 
-static int compressor_set(const char *val, const struct kernel_param *kp)
+/* Set @user's compressor (the parameter and, after init, new puts). */
+static int compressor_set_user(enum comp_user user, const char *val)
 {
 	char name[CRYPTO_MAX_ALG_NAME];
 	int ret = 0;
@@ -203,28 +221,40 @@ static int compressor_set(const char *val, const struct kernel_param *kp)
 	strscpy(name, val, sizeof(name));
 	strim(name);
 	if (!*name || !crypto_has_comp(name, 0, 0)) {
-		pr_err("compressor \"%s\": not available in this kernel; unchanged\n",
-		       name);
+		pr_err("%s \"%s\": not available in this kernel; unchanged\n",
+		       comp_user_param[user], name);
 		return -EINVAL;
 	}
 	mutex_lock(&comp_mutex);
 	if (comp_ready)
-		ret = comp_select(name);
+		ret = comp_select(user, name);
 	if (!ret) {
-		strscpy(comp_param, name, sizeof(comp_param));
+		strscpy(comp_param[user], name, sizeof(comp_param[user]));
 		if (comp_ready)
-			pr_info("compressor for new puts: %s\n", name);
+			pr_info("%s for new puts: %s\n",
+				comp_user_param[user], name);
 	}
 	mutex_unlock(&comp_mutex);
 	return ret;
 }
 
+/* kp->arg points to the user's entry of comp_user_ids. */
+static const enum comp_user comp_user_ids[COMP_USERS] = {
+	COMP_PERSISTENT, COMP_EPHEMERAL,
+};
+
+static int compressor_set(const char *val, const struct kernel_param *kp)
+{
+	return compressor_set_user(*(const enum comp_user *)kp->arg, val);
+}
+
 static int compressor_get(char *buf, const struct kernel_param *kp)
 {
+	enum comp_user user = *(const enum comp_user *)kp->arg;
 	int ret;
 
 	mutex_lock(&comp_mutex);
-	ret = sysfs_emit(buf, "%s\n", comp_param);
+	ret = sysfs_emit(buf, "%s\n", comp_param[user]);
 	mutex_unlock(&comp_mutex);
 	return ret;
 }
@@ -233,9 +263,14 @@ static const struct kernel_param_ops compressor_ops = {
 	.set = compressor_set,
 	.get = compressor_get,
 };
-module_param_cb(compressor, &compressor_ops, NULL, 0644);
+module_param_cb(compressor, &compressor_ops,
+		(void *)&comp_user_ids[COMP_PERSISTENT], 0644);
 MODULE_PARM_DESC(compressor,
-		 "Compression algorithm for new puts (default lz4; lzo-rle, zstd, ...)");
+		 "Compression algorithm for new preswap (persistent) puts (default lz4; lzo-rle, zstd, ...)");
+module_param_cb(precache_compressor, &compressor_ops,
+		(void *)&comp_user_ids[COMP_EPHEMERAL], 0644);
+MODULE_PARM_DESC(precache_compressor,
+		 "Compression algorithm for new precache (ephemeral) puts, made with interrupts off (default lz4)");
 
 static int incompressible_set(const char *val, const struct kernel_param *kp)
 {
@@ -259,13 +294,14 @@ static inline unsigned int slab_class_of(unsigned int bytes)
 }
 
 /*
- * Compress @page with the current compressor into this CPU's buffer, from
- * offset sizeof(header).  Preemption disabled by the caller (get_cpu).
+ * Compress @page with @user's current compressor into this CPU's buffer,
+ * from offset sizeof(header).  Preemption disabled by the caller (get_cpu).
  * Return: the object's size (header included), or -errno.
  */
-static int compress_page(struct page *page, u8 *buf, struct obj_header *hdr)
+static int compress_page(struct page *page, u8 *buf, struct obj_header *hdr,
+			 enum comp_user user)
 {
-	int cur = READ_ONCE(comp_cur);
+	int cur = READ_ONCE(comp_cur[user]);
 	unsigned int dlen = 2 * PAGE_SIZE - sizeof(*hdr);
 	struct crypto_comp *tfm;
 	struct tmem_comp *c;
@@ -325,7 +361,8 @@ static int compress_store(struct page *page, gfp_t gfp, bool ephemeral,
 		return -EBUSY;
 	limit = PAGE_SIZE * READ_ONCE(incompressible_percent) / 100;
 	buf = get_cpu_var(comp_buf);
-	len = compress_page(page, buf, &hdr);
+	len = compress_page(page, buf, &hdr,
+			    ephemeral ? COMP_EPHEMERAL : COMP_PERSISTENT);
 	if (len < 0) {
 		ret = len;
 		goto out;
@@ -433,9 +470,9 @@ static u64 compress_bytes_used(void)
 		(slab > 0 ? slab : 0);
 }
 
-static const char *compress_compressor(void)
+static const char *compress_compressor(bool ephemeral)
 {
-	int cur = READ_ONCE(comp_cur);
+	int cur = READ_ONCE(comp_cur[ephemeral ? COMP_EPHEMERAL : COMP_PERSISTENT]);
 
 	return cur >= 0 ? comps[cur]->name : "none";
 }
@@ -451,10 +488,19 @@ const struct tmem_backend tmem_backend_compress = {
 };
 EXPORT_SYMBOL_NS_GPL(tmem_backend_compress, TMEM);
 
-/* For tests: make @name current, as writing the parameter does. */
+/* For tests: make @name current for @ephemeral pools' puts or the others'. */
+int tmem_compress_select_for(bool ephemeral, const char *name)
+{
+	return compressor_set_user(ephemeral ? COMP_EPHEMERAL : COMP_PERSISTENT,
+				   name);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_compress_select_for, TMEM);
+
+/* For tests: make @name current for every put (both parameters). */
 int tmem_compress_select(const char *name)
 {
-	return compressor_set(name, NULL);
+	return tmem_compress_select_for(false, name) ?:
+		tmem_compress_select_for(true, name);
 }
 EXPORT_SYMBOL_NS_GPL(tmem_compress_select, TMEM);
 
@@ -466,7 +512,8 @@ void tmem_backend_compress_exit(void)
 
 	mutex_lock(&comp_mutex);
 	comp_ready = false;
-	WRITE_ONCE(comp_cur, -1);
+	WRITE_ONCE(comp_cur[COMP_PERSISTENT], -1);
+	WRITE_ONCE(comp_cur[COMP_EPHEMERAL], -1);
 	for (i = 0; i < TMEM_COMP_MAX; i++) {
 		comp_free(comps[i]);
 		comps[i] = NULL;
@@ -512,7 +559,8 @@ int tmem_backend_compress_init(void)
 		per_cpu(comp_buf, cpu) = buf;
 	}
 	mutex_lock(&comp_mutex);
-	ret = comp_select(comp_param);
+	ret = comp_select(COMP_PERSISTENT, comp_param[COMP_PERSISTENT]) ?:
+		comp_select(COMP_EPHEMERAL, comp_param[COMP_EPHEMERAL]);
 	if (!ret)
 		comp_ready = true;
 	mutex_unlock(&comp_mutex);

@@ -1309,7 +1309,9 @@ static int stats_show(struct seq_file *m, void *v)
 	tmem_store_stats(s, &st);
 	seq_printf(m, "backend %s\n", s->backend->name);
 	seq_printf(m, "compressor %s\n", s->backend->compressor ?
-		   s->backend->compressor() : "none");
+		   s->backend->compressor(false) : "none");
+	seq_printf(m, "precache_compressor %s\n", s->backend->compressor ?
+		   s->backend->compressor(true) : "none");
 	seq_printf(m, "max_pages %lu\n", tmem_store_max_pages(s));
 	seq_printf(m, "pages %lld\n", st.pages);
 	seq_printf(m, "bytes %lld\n", st.bytes);
@@ -1415,10 +1417,14 @@ int tmem_core_init(struct dentry *debugfs_root)
 							 debugfs_root, NULL,
 							 &pools_fops);
 	}
-	pr_info("core: limit %lu pages of memory, backend %s%s%s\n",
-		tmem_store_max_pages(s), s->backend->name,
-		s->backend->compressor ? ", compressor " : "",
-		s->backend->compressor ? s->backend->compressor() : "");
+	if (s->backend->compressor)
+		pr_info("core: limit %lu pages of memory, backend %s, compressor %s (precache %s)\n",
+			tmem_store_max_pages(s), s->backend->name,
+			s->backend->compressor(false),
+			s->backend->compressor(true));
+	else
+		pr_info("core: limit %lu pages of memory, backend %s\n",
+			tmem_store_max_pages(s), s->backend->name);
 	return 0;
 fail:
 	kmem_cache_destroy(tmem_entry_cache);

@@ -24,7 +24,7 @@
  * runs under the page cache's i_pages lock: the mean and the longest such
  * stretch are the interrupts-off time it costs) and for a persistent pool
  * (zsmalloc), and the bytes charged per page.  The module's compressor
- * parameter is switched for this and set back afterwards.
+ * parameters are switched for this and set back afterwards.
  *
  * It is a benchmark, not a test: it never fails.  Its init returns
  * -ECANCELED once the table is printed so that it does not stay loaded
@@ -396,13 +396,14 @@ static void comp_ops(struct tmem_store *store, int pool, struct page **src,
 static void bench_compress(u64 mc10)
 {
 	struct page *src[COMP_PAGES] = {}, *dst = alloc_page(GFP_KERNEL);
-	char old[CRYPTO_MAX_ALG_NAME], f[6][24];
+	char old[2][CRYPTO_MAX_ALG_NAME], f[6][24];
 	struct tmem_store *store;
 	unsigned long n = max_t(unsigned int, ops, COMP_HANDLES);
 	unsigned int c, i;
 	int persist;
 
-	strscpy(old, tmem_backend_compress.compressor(), sizeof(old));
+	strscpy(old[0], tmem_backend_compress.compressor(false), sizeof(old[0]));
+	strscpy(old[1], tmem_backend_compress.compressor(true), sizeof(old[1]));
 	store = tmem_store_create("bench-compress", 4 * COMP_HANDLES,
 				  &tmem_backend_compress);
 	if (IS_ERR(store) || !dst)
@@ -443,8 +444,10 @@ static void bench_compress(u64 mc10)
 				r.failed);
 		}
 	}
-	if (tmem_compress_select(old))
-		pr_warn("could not set the compressor back to %s\n", old);
+	if (tmem_compress_select_for(false, old[0]) ||
+	    tmem_compress_select_for(true, old[1]))
+		pr_warn("could not set the compressors back to %s, %s\n",
+			old[0], old[1]);
 out:
 	for (i = 0; i < COMP_PAGES; i++)
 		if (src[i])

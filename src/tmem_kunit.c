@@ -1243,14 +1243,19 @@ static struct kunit_suite tmem_core_suite = {
 
 /* ---- the compressing backend ------------------------------------------- */
 
-/* The compressor new puts use when a case starts; restored at its end. */
-static char comp_saved[CRYPTO_MAX_ALG_NAME];
+/*
+ * The compressors new puts use when a case starts (persistent, ephemeral);
+ * restored at its end.
+ */
+static char comp_saved[2][CRYPTO_MAX_ALG_NAME];
 
 static int tmem_compress_test_init(struct kunit *test)
 {
 	tb_inner = &tmem_backend_compress;
-	strscpy(comp_saved, tmem_backend_compress.compressor(),
-		sizeof(comp_saved));
+	strscpy(comp_saved[0], tmem_backend_compress.compressor(false),
+		sizeof(comp_saved[0]));
+	strscpy(comp_saved[1], tmem_backend_compress.compressor(true),
+		sizeof(comp_saved[1]));
 	return tmem_test_init_store(test, kunit_kzalloc(test,
 							sizeof(struct tctx),
 							GFP_KERNEL));
@@ -1259,7 +1264,8 @@ static int tmem_compress_test_init(struct kunit *test)
 static void tmem_compress_test_exit(struct kunit *test)
 {
 	tmem_test_exit(test);
-	KUNIT_EXPECT_EQ(test, tmem_compress_select(comp_saved), 0);
+	KUNIT_EXPECT_EQ(test, tmem_compress_select_for(false, comp_saved[0]), 0);
+	KUNIT_EXPECT_EQ(test, tmem_compress_select_for(true, comp_saved[1]), 0);
 	tb_inner = &tmem_backend_ram;
 }
 
@@ -1382,7 +1388,9 @@ static void test_compress_round_trip(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(comps); i++) {
 		KUNIT_ASSERT_EQ_MSG(test, tmem_compress_select(comps[i]), 0,
 				    "compressor %s", comps[i]);
-		KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(),
+		KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false),
+				   comps[i]);
+		KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true),
 				   comps[i]);
 		for (k = 0; k < NR_KINDS; k++) {
 			round_trip(test, pp, i, k, k, comps[i]);
@@ -1506,12 +1514,83 @@ static void test_compress_switch(struct kunit *test)
 	/* an unknown name changes nothing */
 	KUNIT_EXPECT_EQ(test, tmem_compress_select("no-such-compressor"),
 			-EINVAL);
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(), "lz4");
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "lz4");
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "lz4");
 	for (j = 0; j < ARRAY_SIZE(comps); j++)
 		for (i = 0; i < 32; i++) {
 			expect_page(test, pp, j, i, j);
 			expect_page(test, pe, j, i, j);
 		}
+}
+
+/*
+ * put_text_pages() - @n text pages (seeds 0 .. n - 1) under @oid of @pool,
+ * each read back and checked (a persistent pool keeps them); returns the
+ * bytes the pool is charged for them.  The pool holds nothing else.
+ */
+static s64 put_text_pages(struct kunit *test, int pool, u64 oid, u32 n)
+{
+	struct tctx *c = test->priv;
+	s64 bytes;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		kind_fill(c->in, KIND_TEXT, i);
+		KUNIT_ASSERT_EQ(test, tmem_put_page(pool, oid, i, c->in), 0);
+	}
+	bytes = pool_stats(test, pool).bytes;
+	for (i = 0; i < n; i++) {
+		kind_fill(c->in, KIND_TEXT, i);
+		page_poison(c->out);
+		KUNIT_EXPECT_EQ(test, tmem_get_page(pool, oid, i, c->out), 0);
+		KUNIT_EXPECT_TRUE_MSG(test, pages_equal(c->in, c->out),
+				      "text page %u differs", i);
+	}
+	tmem_flush_object(pool, oid);
+	return bytes;
+}
+
+/*
+ * compressor (persistent pools, preswap) and precache_compressor (ephemeral
+ * pools, precache) are separate: setting one never changes what the other
+ * user's puts are compressed with.  Seen through the bytes charged: zstd
+ * packs these text pages tighter than lz4.
+ */
+static void test_compress_per_user(struct kunit *test)
+{
+	enum { N = 16 };
+	struct tctx *c = test->priv;
+	int pp = new_pool(test, true), pe = new_pool(test, false);
+	s64 p_lz4, e_lz4, p_zstd, e_zstd;
+
+	tmem_store_set_max_pages(c->store, 1024);
+	KUNIT_ASSERT_EQ(test, tmem_compress_select("lz4"), 0);
+	p_lz4 = put_text_pages(test, pp, 1, N);
+	e_lz4 = put_text_pages(test, pe, 1, N);
+
+	/* preswap's compressor to zstd: precache's puts stay lz4 */
+	KUNIT_ASSERT_EQ(test, tmem_compress_select_for(false, "zstd"), 0);
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "zstd");
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "lz4");
+	p_zstd = put_text_pages(test, pp, 2, N);
+	KUNIT_EXPECT_EQ(test, put_text_pages(test, pe, 2, N), e_lz4);
+	KUNIT_EXPECT_LT(test, p_zstd, p_lz4);
+
+	/* and precache's to zstd: preswap's is untouched by it */
+	KUNIT_ASSERT_EQ(test, tmem_compress_select_for(false, "lz4"), 0);
+	KUNIT_ASSERT_EQ(test, tmem_compress_select_for(true, "zstd"), 0);
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "lz4");
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "zstd");
+	e_zstd = put_text_pages(test, pe, 3, N);
+	KUNIT_EXPECT_EQ(test, put_text_pages(test, pp, 3, N), p_lz4);
+	KUNIT_EXPECT_LT(test, e_zstd, e_lz4);
+
+	/* an unknown name for one user changes neither */
+	KUNIT_EXPECT_EQ(test, tmem_compress_select_for(true, "no-such"), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "lz4");
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "zstd");
+	kunit_info(test, "%d text pages charged: persistent lz4 %lld, zstd %lld bytes; ephemeral lz4 %lld, zstd %lld bytes",
+		   N, p_lz4, p_zstd, e_lz4, e_zstd);
 }
 
 static struct kunit_case tmem_compress_cases[] = {
@@ -1520,6 +1599,7 @@ static struct kunit_case tmem_compress_cases[] = {
 	KUNIT_CASE(test_same_filled_no_allocation),
 	KUNIT_CASE(test_compress_capacity_bytes),
 	KUNIT_CASE(test_compress_switch),
+	KUNIT_CASE(test_compress_per_user),
 	KUNIT_CASE(test_put_copies),
 	KUNIT_CASE(test_persistent_get_not_destructive),
 	KUNIT_CASE(test_ephemeral_get_destructive),

@@ -8,8 +8,9 @@
 #   zswap      zswap on (lz4, zsmalloc, max_pool_percent = tmem's), preswap off
 #   tmem-ram   zswap off, preswap on (re-read: precache on), tmem loaded
 #              with backend=ram: a plain copy of every page
-#   tmem-lz4   the same with backend=compress (the default), compressor lz4
-#   tmem-zstd  backend=compress, compressor zstd
+#   tmem-lz4   the same with backend=compress (the default), compressor
+#              and precache_compressor lz4
+#   tmem-zstd  backend=compress, both compressors zstd
 # tmem is reloaded (modprobe -r; modprobe tmem backend=...) when a run
 # needs the other backend; the compressor is switched through its module
 # parameter. precache is off during the swap workloads, so they measure
@@ -147,7 +148,7 @@ setp() {
 
 # tmem_backend BACKEND [COMPRESSOR]: tmem loaded with BACKEND (reloaded if
 # it runs the other one; called with preswap and precache off and swap
-# empty), and COMPRESSOR for new puts
+# empty), and COMPRESSOR for new puts of preswap and precache
 tmem_backend() {
 	if [ "$(cat $P/backend)" != "$1" ]; then
 		MISSES=$((MISSES + $(preswap misses)))
@@ -156,8 +157,9 @@ tmem_backend() {
 			{ log "could not reload tmem with backend=$1"; return 1; }
 	fi
 	[ -z "${2:-}" ] && return 0
-	echo "$2" >$P/compressor && [ "$(cat $P/compressor)" = "$2" ] ||
-		{ log "could not set the compressor to $2"; return 1; }
+	echo "$2" >$P/compressor && echo "$2" >$P/precache_compressor &&
+		[ "$(cat $P/compressor)" = "$2" ] && [ "$(cat $P/precache_compressor)" = "$2" ] ||
+		{ log "could not set the compressors to $2"; return 1; }
 }
 
 # set_config WORKLOAD CONFIG. tmem is switched by its module parameters,
