@@ -24,7 +24,7 @@ ps_total() {
 # The same workload twice in one boot, preswap off then on: data intact
 # both times, and fewer sectors written to the swap disk with preswap.
 test_preswap_store() {
-	local w_off w_on w p g m=64 lim=32M gens=2
+	local w_off w_on w p g m=48 lim=32M gens=2
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for preswap tests"; return; }
 	echo 0 >/proc/sys/vm/preswap_enabled
