@@ -69,7 +69,10 @@ ZS=/sys/module/zswap/parameters
 P=/sys/module/tmem/parameters
 ZD=/sys/kernel/debug/zswap
 REPS=${BENCH_REPS:-3}
+# a list separated by spaces or commas (the kernel command line splits
+# at spaces): BENCH_WORKLOADS=swap,swap@ssd
 WORKLOADS=${BENCH_WORKLOADS:-swap sort reread swap@ssd reread@ssd micro}
+WORKLOADS=${WORKLOADS//,/ }
 DISK_MODEL=${BENCH_DISK:-550 500 90000}
 CTL=/dev/ttyS2		# to bench-agent.py on the host
 MISSES=0		# preswap get misses of tmem instances unloaded so far
