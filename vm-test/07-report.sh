@@ -35,7 +35,9 @@ fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store
 # Aggregate: one row per workload x configuration, in the order the
 # workloads first ran and in the order of CONFIGS.
 CONFIGS="base zswap tmem-ram tmem-lz4 tmem-zstd"
-awk -F, -v csv="$csv" -v dat="$dat" -v configs="$CONFIGS" '
+# median(LIST): the median of a space-separated list of numbers ("" if
+# empty); every awk program below starts with it
+MEDIAN_AWK='
 function median(s,    a, n, i, j, t) {
 	n = split(s, a, " ")
 	for (i = 2; i <= n; i++)
@@ -45,6 +47,8 @@ function median(s,    a, n, i, j, t) {
 	if (n == 0) return ""
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+'
+awk -F, -v csv="$csv" -v dat="$dat" -v configs="$CONFIGS" "$MEDIAN_AWK"'
 function lo(s,    a, n, i, m) {
 	n = split(s, a, " "); m = a[1]
 	for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]
@@ -140,15 +144,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 		echo
 		echo "| pages stored (median) | fill ns/put | memcpy ns | RAM backend ns | put ns | get ns |"
 		echo "|---:|---:|---:|---:|---:|---:|"
-		sed -n 's/^# micro,//p' "$tap" | awk -F, '
-		function median(s,    a, n, i, j, t) {
-			n = split(s, a, " ")
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-				}
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+		sed -n 's/^# micro,//p' "$tap" | awk -F, "$MEDIAN_AWK"'
 		# row i of every run: the same store size (the last one is the
 		# store filled to its limit, whose page count varies a little)
 		$1 != rep { rep = $1; i = 0 }
@@ -175,15 +171,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 		echo
 		echo "| compressor | pool | put ns | irqs-off max ns | get ns | bytes/page | failed |"
 		echo "|---|---|---:|---:|---:|---:|---:|"
-		sed -n 's/^# micro-comp,//p' "$tap" | awk -F, '
-		function median(s,    a, n, i, j, t) {
-			n = split(s, a, " ")
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-				}
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+		sed -n 's/^# micro-comp,//p' "$tap" | awk -F, "$MEDIAN_AWK"'
 		{
 			k = $2 "," $3
 			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
