@@ -1375,6 +1375,16 @@ static void round_trip(struct kunit *test, int pool, u64 oid, u32 index,
 			      "%s, %s page: data differs", comp, kind_names[k]);
 }
 
+/* The compressors new puts use: @persistent (preswap), @ephemeral (precache). */
+static void expect_compressors(struct kunit *test, const char *persistent,
+			       const char *ephemeral)
+{
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false),
+			   persistent);
+	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true),
+			   ephemeral);
+}
+
 /* Every page kind, with each compressor, in both kinds of pool. */
 static void test_compress_round_trip(struct kunit *test)
 {
@@ -1388,10 +1398,7 @@ static void test_compress_round_trip(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(comps); i++) {
 		KUNIT_ASSERT_EQ_MSG(test, tmem_compress_select(comps[i]), 0,
 				    "compressor %s", comps[i]);
-		KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false),
-				   comps[i]);
-		KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true),
-				   comps[i]);
+		expect_compressors(test, comps[i], comps[i]);
 		for (k = 0; k < NR_KINDS; k++) {
 			round_trip(test, pp, i, k, k, comps[i]);
 			round_trip(test, pe, i, k, k, comps[i]);
@@ -1514,8 +1521,7 @@ static void test_compress_switch(struct kunit *test)
 	/* an unknown name changes nothing */
 	KUNIT_EXPECT_EQ(test, tmem_compress_select("no-such-compressor"),
 			-EINVAL);
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "lz4");
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "lz4");
+	expect_compressors(test, "lz4", "lz4");
 	for (j = 0; j < ARRAY_SIZE(comps); j++)
 		for (i = 0; i < 32; i++) {
 			expect_page(test, pp, j, i, j);
@@ -1570,8 +1576,7 @@ static void test_compress_per_user(struct kunit *test)
 
 	/* preswap's compressor to zstd: precache's puts stay lz4 */
 	KUNIT_ASSERT_EQ(test, tmem_compress_select_for(false, "zstd"), 0);
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "zstd");
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "lz4");
+	expect_compressors(test, "zstd", "lz4");
 	p_zstd = put_text_pages(test, pp, 2, N);
 	KUNIT_EXPECT_EQ(test, put_text_pages(test, pe, 2, N), e_lz4);
 	KUNIT_EXPECT_LT(test, p_zstd, p_lz4);
@@ -1579,16 +1584,14 @@ static void test_compress_per_user(struct kunit *test)
 	/* and precache's to zstd: preswap's is untouched by it */
 	KUNIT_ASSERT_EQ(test, tmem_compress_select_for(false, "lz4"), 0);
 	KUNIT_ASSERT_EQ(test, tmem_compress_select_for(true, "zstd"), 0);
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "lz4");
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "zstd");
+	expect_compressors(test, "lz4", "zstd");
 	e_zstd = put_text_pages(test, pe, 3, N);
 	KUNIT_EXPECT_EQ(test, put_text_pages(test, pp, 3, N), p_lz4);
 	KUNIT_EXPECT_LT(test, e_zstd, e_lz4);
 
 	/* an unknown name for one user changes neither */
 	KUNIT_EXPECT_EQ(test, tmem_compress_select_for(true, "no-such"), -EINVAL);
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(false), "lz4");
-	KUNIT_EXPECT_STREQ(test, tmem_backend_compress.compressor(true), "zstd");
+	expect_compressors(test, "lz4", "zstd");
 	kunit_info(test, "%d text pages charged: persistent lz4 %lld, zstd %lld bytes; ephemeral lz4 %lld, zstd %lld bytes",
 		   N, p_lz4, p_zstd, e_lz4, e_zstd);
 }
