@@ -1,6 +1,7 @@
 # tmem: top-level entry points. See README.md.
 #
-#   make            build the module against KDIR (a kernel carrying the patch)
+#   make            build the modules against KDIR (a kernel carrying the patch),
+#                   tmem_bench included
 #   make deb        build tmem-dkms_<version>_all.deb (into $(TMEM_CACHE)/deb)
 #   make kernel     build the patched test kernel .debs (cached)
 #   make demo       the main job: build, boot a guest, install, run a workload
@@ -16,7 +17,7 @@ VERSION := $(shell dpkg-parsechangelog -S Version 2>/dev/null || echo 0)
 all: modules
 
 modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/src TMEM_VERSION=$(VERSION) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/src TMEM_VERSION=$(VERSION) TMEM_BENCH=1 modules
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/src clean

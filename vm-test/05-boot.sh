@@ -121,6 +121,11 @@ tcg) accel=(-accel tcg,thread=multi -cpu qemu64,+rdrand) ;;
 *) die "ACCEL must be tcg or kvm" ;;
 esac
 
+# Every disk is cache=unsafe: QEMU ignores the guest's flushes. The disks
+# are scratch files of this run (the root is a snapshot or this run's
+# copy), QEMU writes them before it exits, and a lost run is run again;
+# honouring dpkg's fsync of every unpacked file cost minutes per apt
+# install (the next kernel's headers are thousands of files).
 # boot KERNEL NAME ROOT ROOTOPT [INITRD [APPEND]]: one boot on KERNEL;
 # NAME.log is its console, and tap.log / tap-NAME.log its TAP stream. Sets
 # rc to QEMU's exit code.
@@ -144,7 +149,7 @@ boot() {
 			"${accel[@]}" -machine q35 -smp "$GUEST_CPUS" -m "$GUEST_MEM" \
 			-kernel "$kernel" "${initrd_opt[@]}" \
 			-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic $append ${GUEST_APPEND:-}" \
-			-drive "file=$root,if=virtio,format=raw$rootopt" \
+			-drive "file=$root,if=virtio,format=raw,cache=unsafe$rootopt" \
 			-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
 			-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe,id=data" \
 			-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe,id=swap" \

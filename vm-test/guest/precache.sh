@@ -199,8 +199,8 @@ test_precache_coherency() {
 	[ "$(pc hits)" -gt "$p" ]
 	ok $? "re-enabled precache serves hits ($p -> $(pc hits))"
 
-	run "random file operations with evictions (fsx, 60 s)" \
-		$TOOLS/fsx -d $MNT -n 3 -t 60
+	run "random file operations with evictions (fsx, 40 s)" \
+		$TOOLS/fsx -d $MNT -n 3 -t 40
 	umount $MNT
 }
 

@@ -52,7 +52,7 @@ test_preswap_store() {
 	ok $? "preswap holds no more pages ($(ps_held)) than slots in use ($used)"
 
 	run "fork-shared pages pushed out with MADV_PAGEOUT, read by parent and child" \
-		$TOOLS/memcheck -m 64 -g 2 -p -f
+		$TOOLS/memcheck -m 32 -g 2 -p -f
 	echo always >/sys/kernel/mm/transparent_hugepage/enabled
 	run "transparent huge pages swapped out and back intact" \
 		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2 -H
@@ -69,8 +69,8 @@ test_preswap_store() {
 		echo 3 >$fa/interval
 		echo 100 >$fa/probability
 		r=$(ps_total put_refused) s=$(ps_total puts)
-		run "injected put failures (every 3rd) during 4 generations of rewrites: intact" \
-			$TOOLS/memcheck -m 32 -g 4 -p
+		run "injected put failures (every 3rd) during 3 generations of rewrites: intact" \
+			$TOOLS/memcheck -m 32 -g 3 -p
 		echo 0 >$fa/probability
 		[ "$(ps_total put_refused)" -gt "$r" ] && [ "$(ps_total puts)" -gt "$s" ]
 		ok $? "puts were both refused ($r -> $(ps_total put_refused)) and stored ($s -> $(ps_total puts)) meanwhile"
@@ -142,7 +142,7 @@ test_preswap_compress() {
 
 	r0=$(tmem_stat refused_incompressible) w=$(sectors_written $SWAP)
 	run "mixed pages (50 % text, 25 % random, 25 % zero) in a 32M cgroup: intact" \
-		in_cgroup work 32M $TOOLS/mixfill -m 64 -g 2
+		in_cgroup work 32M $TOOLS/mixfill -m 48 -g 2
 	[ "$(tmem_stat refused_incompressible)" -gt "$r0" ] &&
 		[ "$(sectors_written $SWAP)" -gt "$w" ]
 	ok $? "random pages refused as incompressible ($r0 -> $(tmem_stat refused_incompressible)) went to the swap device"
@@ -163,8 +163,8 @@ test_preswap_ram_backend() {
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for the RAM backend test"; return; }
 	p=$(ps_total puts)
-	run "backend=ram: 64 MiB in a 32M cgroup, 2 generations, intact" \
-		in_cgroup work 32M $TOOLS/memcheck -m 64 -g 2
+	run "backend=ram: 48 MiB in a 32M cgroup, 2 generations, intact" \
+		in_cgroup work 32M $TOOLS/memcheck -m 48 -g 2
 	[ "$(ps_total puts)" -gt "$p" ]
 	ok $? "backend=ram stored pages ($p -> $(ps_total puts) puts)"
 	if [ -d $fa ]; then
@@ -172,8 +172,8 @@ test_preswap_ram_backend() {
 		echo -1 >$fa/times
 		echo 3 >$fa/interval
 		echo 100 >$fa/probability
-		run "backend=ram: injected put failures during 4 generations of rewrites: intact" \
-			$TOOLS/memcheck -m 32 -g 4 -p
+		run "backend=ram: injected put failures during 3 generations of rewrites: intact" \
+			$TOOLS/memcheck -m 32 -g 3 -p
 		echo 0 >$fa/probability
 	fi
 	run "backend=ram: fork-shared pages read by parent and child: intact" \
@@ -200,7 +200,7 @@ test_preswap_areas() {
 	n=$(awk 'NR > 2' $DBG/preswap | wc -l)
 	[ "$n" = 3 ]
 	ok $? "three swap areas on, each with a preswap bitmap ($n)"
-	$TOOLS/memcheck -m 64 -g 3 -p >/tmp/mc.out 2>&1 &
+	$TOOLS/memcheck -m 32 -g 3 -p >/tmp/mc.out 2>&1 &
 	local pid=$!
 	for i in 1 2 3; do
 		sleep 5
