@@ -4,8 +4,11 @@
 #   bench.md        the table (also printed): per workload and configuration
 #                   the median wall time and its spread (min-max over the
 #                   runs), the ratio of the median to base's and to zswap's,
-#                   disk traffic, what the store held, the hit ratio; then
-#                   the core microbenchmark's medians
+#                   disk traffic, what the store held (pages, memory,
+#                   pages per MiB, compression ratio), the hit ratio, puts
+#                   and refusals by cause; then the core microbenchmark's
+#                   medians, each compressor's also as a multiple of a
+#                   4 KiB memcpy timed in the same run
 #   bench.csv       the same table, machine-readable (raw sectors and bytes)
 #   bench-runs.csv  every run (status: ok, failed, or killed = ended by
 #                   the OOM killer; killed runs are left out of the table)
@@ -25,7 +28,7 @@ csv="$RESULTS/bench.csv"
 md="$RESULTS/bench.md"
 png="$RESULTS/bench.png"
 dat="$RESULTS/bench-plot.dat"
-fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused,status
+fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused,status,refused_full,refused_nomem,refused_incompressible
 
 {
 	echo "$fields"
@@ -61,6 +64,11 @@ function hi(s,    a, n, i, m) {
 }
 function ratio(a, b) { return (b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
 function mib(x) { return x == "" ? "-" : sprintf("%.1f", x / 1048576) }
+# pages per MiB of store memory, and the compression ratio (the memory the
+# pages would take uncompressed over the memory the store used)
+function ppm(p, b) { return p + 0 == 0 || b + 0 == 0 ? "-" : sprintf("%d", p * 1048576 / b) }
+function cratio(p, b) { return p + 0 == 0 || b + 0 == 0 ? "-" : sprintf("%.2f", p * 4096 / b) }
+function cause(k, f) { return v[k, f] == "" ? "-" : sprintf("%d", median(v[k, f])) }
 NR == 1 { next }
 {
 	w = $1; c = $2; k = w SUBSEP c
@@ -71,11 +79,13 @@ $12 != "" && $12 != "ok" && $12 != "failed" { killed[k]++; next }
 {
 	has[k] = 1; n[k]++
 	for (f = 4; f <= 11; f++) v[k, f] = v[k, f] " " $f
+	# refusals by cause (runs from before they were recorded have none)
+	for (f = 13; f <= 15; f++) if ($f != "") v[k, f] = v[k, f] " " $f
 }
 END {
-	print "workload,config,runs,wall_median_s,wall_min_s,wall_max_s,ratio_to_base,ratio_to_zswap,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused,runs_oom_killed" >csv
-	print "| workload | config | runs | wall s, median | spread (min-max) | x base | x zswap | disk MiB read | disk MiB written | store peak pages | store peak MiB | hit ratio | puts | refused |"
-	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	print "workload,config,runs,wall_median_s,wall_min_s,wall_max_s,ratio_to_base,ratio_to_zswap,sectors_read,sectors_written,store_pages,store_bytes,hit_ratio,store_puts,store_refused,runs_oom_killed,pages_per_mib,compression_ratio,refused_full,refused_nomem,refused_incompressible" >csv
+	print "| workload | config | runs | wall s, median | spread (min-max) | x base | x zswap | disk MiB read | disk MiB written | store peak pages | store peak MiB | pages/MiB | ratio | hit ratio | puts | refused | full / nomem / incompr. |"
+	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	nc = split(configs, cfg, " ")
 	for (i = 1; i <= nw; i++) {
 		w = order[i]
@@ -87,8 +97,8 @@ END {
 			nk = killed[k] + 0
 			if (!(k in has)) {
 				if (nk) {
-					printf "%s,%s,0,,,,,,,,,,,,,%d\n", w, c, nk >csv
-					printf "| %s | %s | 0 (%d OOM-killed) | - | - | - | - | - | - | - | - | - | - | - |\n", w, c, nk
+					printf "%s,%s,0,,,,,,,,,,,,,%d,,,,,\n", w, c, nk >csv
+					printf "| %s | %s | 0 (%d OOM-killed) | - | - | - | - | - | - | - | - | - | - | - | - | - | - |\n", w, c, nk
 				}
 				line = line "\tNaN\tNaN\tNaN\tNaN"
 				continue
@@ -101,8 +111,9 @@ END {
 			pu = median(v[k, 10]); rf = median(v[k, 11])
 			rb = (c == "base" || bw == "") ? (c == "base" ? "1.00" : "-") : ratio(m, bw)
 			rz = zw == "" ? "-" : ratio(m, zw)
-			printf "%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%d,%d,%d,%d,%s,%d,%d,%d\n", w, c, n[k], m, l, h, rb, rz, sr, sw, sp, sb, hr, pu, rf, nk >csv
-			printf "| %s | %s | %s | %.1f | %.1f-%.1f | %s | %s | %.1f | %.1f | %d | %s | %s | %d | %d |\n", w, c, n[k] (nk ? " (" nk " OOM-killed)" : ""), m, l, h, rb, rz, sr / 2048, sw / 2048, sp, mib(sb), hr, pu, rf
+			cf = cause(k, 13); cn = cause(k, 14); ci = cause(k, 15)
+			printf "%s,%s,%d,%.2f,%.2f,%.2f,%s,%s,%d,%d,%d,%d,%s,%d,%d,%d,%s,%s,%s,%s,%s\n", w, c, n[k], m, l, h, rb, rz, sr, sw, sp, sb, hr, pu, rf, nk, ppm(sp, sb), cratio(sp, sb), cf, cn, ci >csv
+			printf "| %s | %s | %s | %.1f | %.1f-%.1f | %s | %s | %.1f | %.1f | %d | %s | %s | %s | %s | %d | %d | %s / %s / %s |\n", w, c, n[k] (nk ? " (" nk " OOM-killed)" : ""), m, l, h, rb, rz, sr / 2048, sw / 2048, sp, mib(sb), ppm(sp, sb), cratio(sp, sb), hr, pu, rf, cf, cn, ci
 			if (bw != "" && bw + 0 > 0)
 				line = line sprintf("\t%.3f\t%.3f\t%.3f\t%.1f", m / bw, l / bw, h / bw, (sr + sw) / 2048)
 			else
@@ -125,7 +136,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 	echo "- reread: $(info reread)"
 	echo "- swap@ssd, reread@ssd: the same workloads with the swap and data disks throttled to the disk model"
 	echo "- disk model: $(info disk)"
-	echo "- micro: modprobe tmem_bench (the store alone; wall = the module's run; its store columns show the bench's private store)"
+	echo "- micro: tmem_bench (the store alone; wall = the module's run; its store columns show the bench's private store)"
 	sed -n 's/^# bench-info,note,/- note: /p' "$tap"
 	echo
 	echo "Configurations: base = swap disk only (reread: precache off); zswap = zswap on (lz4, zsmalloc)," \
@@ -135,7 +146,9 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 		"Disk = the swap disk (reread: the data disk), from /proc/diskstats." \
 		"Store peak: the most pages and memory tmem or zswap held (sampled each second)." \
 		"Hit ratio: swap-ins served by the store / all swap-ins (reread: page-cache misses served by precache)." \
-		"Puts, refused: pages the store took during a run, and pages it refused (full, or no memory to be had without blocking)."
+		"Pages/MiB: store peak pages per MiB of store peak memory; ratio: the same as 4096 bytes per page over the bytes used." \
+		"Puts, refused: pages the store took during a run, and pages it refused, then by cause: full (at its limit)," \
+		"nomem (no memory to be had without blocking), incompressible (would not save memory; zswap: poor compression)."
 	echo
 	cat "$RESULTS/bench-table.md"
 	if grep -q '^# micro,' "$tap"; then
@@ -165,13 +178,16 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 	fi
 	if grep -q '^# micro-comp,' "$tap"; then
 		echo
-		echo "Compressing backend (tmem_bench, text pages; median over the runs): ns per put and get;" \
+		memcpy=$(sed -n 's/^# micro,//p' "$tap" | awk -F, "$MEDIAN_AWK"'{ s = s " " $4 } END { m = median(s); if (m != "") printf "%.0f\n", m }')
+		echo "Compressing backend (tmem_bench, text pages; median over the runs): ns per put and get," \
+			"and as multiples of a 4 KiB memcpy timed in the same runs (${memcpy:-?} ns, median);" \
 			"irqs-off max = the longest put timed with interrupts off, as precache puts run under i_pages;" \
 			"bytes charged per page (4096 uncompressed)."
 		echo
-		echo "| compressor | pool | put ns | irqs-off max ns | get ns | bytes/page | failed |"
-		echo "|---|---|---:|---:|---:|---:|---:|"
-		sed -n 's/^# micro-comp,//p' "$tap" | awk -F, "$MEDIAN_AWK"'
+		echo "| compressor | pool | put ns | x memcpy | irqs-off max ns | get ns | x memcpy | bytes/page | failed |"
+		echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+		sed -n 's/^# micro-comp,//p' "$tap" | awk -F, -v mc="${memcpy:-0}" "$MEDIAN_AWK"'
+		function x(ns) { return mc + 0 > 0 ? sprintf("%.1f", ns / mc) : "-" }
 		{
 			k = $2 "," $3
 			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
@@ -180,9 +196,10 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 		END {
 			for (i = 1; i <= n; i++) {
 				k = order[i]; split(k, kk, ",")
-				printf "| %s | %s | %.1f | %s | %.1f | %d | %d |\n", kk[1], kk[2],
-					median(v[k, 4]), kk[2] == "ephemeral" ? sprintf("%d", median(v[k, 5])) : "-",
-					median(v[k, 6]), median(v[k, 7]), median(v[k, 8])
+				printf "| %s | %s | %.1f | %s | %s | %.1f | %s | %d | %d |\n", kk[1], kk[2],
+					median(v[k, 4]), x(median(v[k, 4])),
+					kk[2] == "ephemeral" ? sprintf("%d", median(v[k, 5])) : "-",
+					median(v[k, 6]), x(median(v[k, 6])), median(v[k, 7]), median(v[k, 8])
 			}
 		}'
 	fi

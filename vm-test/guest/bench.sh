@@ -141,6 +141,20 @@ counters() {
 	esac
 }
 
+# causes WORKLOAD CONFIG: "full nomem incompressible", the refusals by
+# cause so far of the store the configuration uses (zswap: its pool limit
+# hits; allocation, kmem cache and reclaim failures; poor compression)
+causes() {
+	case ${1%@*}/$2 in
+	reread/tmem* | */tmem*)
+		echo "$(tmem_stat refused_full) $(tmem_stat refused_nomem) $(tmem_stat refused_incompressible)" ;;
+	*/zswap)
+		echo "$(zswap_stat pool_limit_hit) $(($(zswap_stat reject_alloc_fail) + \
+			$(zswap_stat reject_kmemcache_fail) + $(zswap_stat reject_reclaim_fail))) $(zswap_stat reject_compress_poor)" ;;
+	*) echo "0 0 0" ;;
+	esac
+}
+
 # setp FILE 0|1: set a boolean module parameter and check that it took
 setp() {
 	local want=N
@@ -229,6 +243,7 @@ throttle() {
 # one WORKLOAD CONFIG REP: run the workload once and report it
 one() {
 	local w=$1 c=$2 rep=$3 dev=$SWAP t0 t1 wall rc oom0 status r0 w0 h0 m0 p0 f0 h1 m1 p1 f1 spid peak hit
+	local cf0 cn0 ci0 cf1 cn1 ci1
 	[ "${w%@*}" = reread ] && dev=$DATA
 	set_config "$w" base && fresh_state && set_config "$w" "$c" ||
 		{ ok 1 "$w/$c run $rep: configuration set"; return; }
@@ -236,6 +251,7 @@ one() {
 	sed 's/^/  /' $DBG/stats | tr '\n' ' '
 	echo
 	read -r h0 m0 p0 f0 < <(counters "$w" "$c")
+	read -r cf0 cn0 ci0 < <(causes "$w" "$c")
 	r0=$(sectors_read $dev) w0=$(sectors_written $dev)
 	sampler /tmp/peak &
 	spid=$!
@@ -260,6 +276,7 @@ one() {
 	kill $spid
 	wait $spid
 	read -r h1 m1 p1 f1 < <(counters "$w" "$c")
+	read -r cf1 cn1 ci1 < <(causes "$w" "$c")
 	read -r peak </tmp/peak
 	sed 's/^/  /' /tmp/run.out
 	# for reading the console later: the stores' own counters
@@ -271,7 +288,7 @@ one() {
 	[ "$c" != base ] && [ "$w" != micro ] && hit=$(awk -v h=$((h1 - h0)) -v m=$((m1 - m0)) \
 		'BEGIN {printf "%.3f", h + m ? h / (h + m) : 0}')
 	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
-	result "$w,$c,$rep,$wall,$(($(sectors_read $dev) - r0)),$(($(sectors_written $dev) - w0)),${peak// /,},$hit,$((p1 - p0)),$((f1 - f0)),$status"
+	result "$w,$c,$rep,$wall,$(($(sectors_read $dev) - r0)),$(($(sectors_written $dev) - w0)),${peak// /,},$hit,$((p1 - p0)),$((f1 - f0)),$status,$((cf1 - cf0)),$((cn1 - cn0)),$((ci1 - ci0))"
 	if [ $status = killed ]; then
 		ok 0 "$w/$c run $rep: OOM-killed, no result (no wrong data): $(tail -n1 /tmp/run.out)"
 	else
