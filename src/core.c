@@ -93,6 +93,7 @@
 #include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -1294,6 +1295,30 @@ void tmem_global_stats(struct tmem_stats *st)
 		memset(st, 0, sizeof(*st));
 }
 EXPORT_SYMBOL_NS_GPL(tmem_global_stats, TMEM);
+
+unsigned int tmem_store_persistent_fill(struct tmem_store *s, bool exact)
+{
+	unsigned long limit = tmem_store_max_pages(s);
+	s64 used;
+
+	if (!limit)
+		return 100;
+	used = exact ? percpu_counter_sum(&s->used) :
+		       percpu_counter_read(&s->used);
+	used -= READ_ONCE(s->lru_bytes);
+	if (used <= 0)
+		return 0;
+	return div64_u64((u64)used * 100, (u64)limit << PAGE_SHIFT);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_persistent_fill, TMEM);
+
+unsigned int tmem_persistent_fill(bool exact)
+{
+	struct tmem_store *s = READ_ONCE(tmem_default);
+
+	return s ? tmem_store_persistent_fill(s, exact) : 0;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_persistent_fill, TMEM);
 
 /* ---- debugfs ------------------------------------------------------------ */
 

@@ -32,6 +32,9 @@
  *   fail_preswap_get fault attribute) makes preswap_get return -EIO: the
  *   kernel fails that swap-in (SIGBUS) rather than read the never-written
  *   disk slot;
+ * - writeback: when preswap's pages fill the store (see "Writeback" below)
+ *   a worker moves the oldest out the same way, so the store keeps taking
+ *   new pages instead of refusing them while the oldest stay forever;
  * - unload: every put takes a module reference with try_module_get() for
  *   its duration, so once rmmod has begun (the module is GOING) no put is
  *   accepted, and pages already held pin the module (rmmod answers "in
@@ -43,6 +46,14 @@
  *       slot); stored pages are still served and flushed.
  *   vm.preswap: reading gives the pages held; writing N moves pages out
  *       until at most N are held. Invalid input is refused with -EINVAL.
+ *   preswap_writeback (module parameter, default 1): write the oldest
+ *       pages back to the swap device when the store is nearly full of
+ *       preswap's pages; 0 lets the store fill up and refuse puts.
+ *   accept_threshold_percent (module parameter, 1-99, default 90, as
+ *       zswap's): writeback starts when preswap's pages take half-way from
+ *       this to 100 percent of the store's limit (95 by default) and stops
+ *       once they take at most this percentage. Puts are never refused in
+ *       between: only a store at its limit refuses.
  *   /sys/kernel/debug/tmem/fail_preswap_put, fail_preswap_get: fault
  *       attributes that make puts fail (as if tmem were full) or gets of a
  *       held page fail (as if the backend could not read it back); tests
@@ -52,7 +63,21 @@
  * and flush_area hooks) and read under RCU by put/get/flush; bits change
  * with atomic bitops while the swap slot's page is locked (put, get) or
  * under the swap_info lock (flush). preswap_shrink_mutex serialises shrinks
- * (the only setter of "moved" bits).
+ * and writeback (the only setters of "moved" bits).
+ *
+ * Writeback. Each held slot records the generation it was stored in (a
+ * byte per slot, area->age); a generation ends after PRESWAP_GEN_PUTS puts,
+ * and preswap_gen_held[] counts the pages each generation still holds. The
+ * worker (preswap_wb_work, on an unbound WQ_MEM_RECLAIM workqueue) takes the
+ * oldest generation that holds pages and moves its slots out, in slot
+ * order, until the store is below the accept threshold: an LRU by
+ * generations, with no allocation or lock per put. The generation counter
+ * wraps at 256: it does not enter a generation that still holds pages, so
+ * a generation then grows instead, and the order is only coarser. Puts kick
+ * the worker (queue_work) when they see the store above the start mark or
+ * are refused as full; it takes preswap_shrink_mutex with a trylock, so a
+ * running vm.preswap shrink (which moves pages out itself) is left alone.
+ * Unload waits for it (preswap_exit).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -75,14 +100,21 @@
 #define SWIZ_MASK	((1UL << SWIZ_BITS) - 1)
 /* passes over all areas in one shrink, while each makes progress */
 #define PRESWAP_SHRINK_PASSES	4
+/* puts per writeback generation; generations are a byte (see top) */
+#define PRESWAP_GEN_PUTS	512
+#define PRESWAP_GENS		256
+/* pages moved out between two looks at how full the store is */
+#define PRESWAP_WB_BATCH	32
 
 struct preswap_area {
 	unsigned long *map;		/* bit per slot: data is in tmem */
 	unsigned long *moved;		/* bit per slot: shrink moved it out */
+	u8 *age;			/* per slot: generation of its put */
 	unsigned long pages;		/* slots in the area */
 	atomic_long_t held;		/* bits set */
 	/* deliberately racy counters: statistics only */
 	unsigned long puts, put_refused, gets, get_misses, flushes, moved_out;
+	unsigned long written_back;	/* moved out by writeback */
 	struct rcu_head rcu;
 };
 
@@ -92,8 +124,28 @@ static bool preswap_enabled = true;
 static atomic_long_t preswap_held;	/* pages held, all areas */
 static DEFINE_MUTEX(preswap_shrink_mutex);
 static bool preswap_shrinking;
+/* shrinks waiting for the mutex: writeback gives way to them */
+static atomic_t preswap_shrink_waiters;
 /* puts refused because the module was being unloaded (see preswap_exit) */
 static atomic_long_t preswap_refused_unloading;
+
+/* writeback (see top) */
+static bool preswap_writeback = true;
+static unsigned int accept_threshold_percent = 90;
+static unsigned int preswap_gen;		/* current generation; racy */
+static atomic_t preswap_gen_puts;		/* puts in it, to end it */
+static atomic_long_t preswap_gen_held[PRESWAP_GENS];
+static struct workqueue_struct *preswap_wb_wq;
+static void preswap_wb_workfn(struct work_struct *work);
+static DECLARE_WORK(preswap_wb_work, preswap_wb_workfn);
+
+/* Percent of the store's limit at which writeback starts (see top). */
+static unsigned int preswap_wb_start(void)
+{
+	unsigned int accept = READ_ONCE(accept_threshold_percent);
+
+	return accept + (100 - accept) / 2;
+}
 
 static inline u64 preswap_object(unsigned int type, pgoff_t offset)
 {
@@ -124,6 +176,29 @@ static void preswap_held_dec(struct preswap_area *area)
 		module_put(THIS_MODULE);
 }
 
+/*
+ * Slot @offset is now held: record its generation, then set its bit (a
+ * dropper that clears the bit reads the age after). Ends the generation
+ * every PRESWAP_GEN_PUTS puts, unless the next one still holds pages.
+ * Caller holds rcu_read_lock() and owns the slot (its page is locked).
+ */
+static void preswap_hold(struct preswap_area *area, pgoff_t offset)
+{
+	unsigned int gen = READ_ONCE(preswap_gen), next;
+
+	area->age[offset] = gen;
+	atomic_long_inc(&preswap_gen_held[gen]);
+	/* the age is visible before the bit: preswap_drop() reads it after */
+	smp_mb__before_atomic();
+	set_bit(offset, area->map);
+	preswap_held_inc(area);
+	if (atomic_inc_return(&preswap_gen_puts) % PRESWAP_GEN_PUTS == 0) {
+		next = (gen + 1) % PRESWAP_GENS;
+		if (!atomic_long_read(&preswap_gen_held[next]))
+			WRITE_ONCE(preswap_gen, next);
+	}
+}
+
 /* Drop slot @offset if held. Caller holds rcu_read_lock(). */
 static void preswap_drop(struct preswap_area *area, unsigned int type,
 			 pgoff_t offset)
@@ -131,6 +206,7 @@ static void preswap_drop(struct preswap_area *area, unsigned int type,
 	if (test_and_clear_bit(offset, area->map)) {
 		tmem_flush_page(preswap_pool, preswap_object(type, offset),
 				preswap_index(offset));
+		atomic_long_dec(&preswap_gen_held[area->age[offset]]);
 		preswap_held_dec(area);
 	}
 }
@@ -139,6 +215,7 @@ static void preswap_free_area(struct preswap_area *area)
 {
 	kvfree(area->map);
 	kvfree(area->moved);
+	kvfree(area->age);
 	kfree(area);
 }
 
@@ -157,7 +234,8 @@ int preswap_init_area(unsigned int type, unsigned long pages)
 		return -ENOMEM;
 	area->map = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
 	area->moved = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
-	if (!area->map || !area->moved) {
+	area->age = kvmalloc(pages, GFP_KERNEL);
+	if (!area->map || !area->moved || !area->age) {
 		preswap_free_area(area);
 		return -ENOMEM;
 	}
@@ -266,11 +344,15 @@ int preswap_put(struct page *page)
 		area->put_refused++;
 		goto out;
 	}
-	set_bit(offset, area->map);
-	preswap_held_inc(area);
+	preswap_hold(area, offset);
 	area->puts++;
 out:
 	rcu_read_unlock();
+	if (!unloading && READ_ONCE(preswap_writeback) &&
+	    !work_pending(&preswap_wb_work) &&
+	    (ret == -ENOSPC ||
+	     tmem_persistent_fill(false) >= preswap_wb_start()))
+		queue_work(preswap_wb_wq, &preswap_wb_work);
 	if (!unloading)
 		module_put(THIS_MODULE);
 	return ret;
@@ -356,6 +438,7 @@ int preswap_flush_area(unsigned int type)
 		tmem_flush_page(preswap_pool, preswap_object(type, offset),
 				preswap_index(offset));
 		clear_bit(offset, area->map);
+		atomic_long_dec(&preswap_gen_held[area->age[offset]]);
 		preswap_held_dec(area);
 	}
 	preswap_free_area(area);
@@ -368,6 +451,38 @@ int preswap_flush_area(unsigned int type)
  * tmem_preswap_writeback() in the kernel patch), so no data is lost; reclaim
  * writes it to the swap device later. New puts are refused meanwhile.
  */
+/*
+ * Move the page of slot @offset of area @type out of tmem: mark the slot
+ * "moved" (its next put, reclaim writing the dirtied page, is refused, so
+ * the page goes to the swap device), then tmem_preswap_writeback(). Counted
+ * as written back (@by_limit) or as moved out by a shrink. Caller holds
+ * preswap_shrink_mutex and found the slot held under rcu_read_lock(), which
+ * it holds; it is dropped meanwhile and held again on return. Returns
+ * tmem_preswap_writeback()'s result: 0 moved, -EAGAIN/-ENOMEM slot busy or
+ * no memory (try later).
+ */
+static int preswap_move_out(struct preswap_area *area, unsigned int type,
+			    unsigned long offset, bool by_limit)
+	__must_hold(RCU)
+{
+	int err;
+
+	set_bit(offset, area->moved);
+	rcu_read_unlock();
+	err = tmem_preswap_writeback(type, offset);
+	rcu_read_lock();
+	area = rcu_dereference(preswap_areas[type]);
+	if (area && !err) {
+		if (by_limit)
+			area->written_back++;
+		else
+			area->moved_out++;
+	} else if (area) {	/* still held: its next put is normal */
+		clear_bit(offset, area->moved);
+	}
+	return err;
+}
+
 /*
  * One pass over every area: move held pages out, lowest slot first, until at
  * most @target are held. Caller holds preswap_shrink_mutex. Returns 0, or
@@ -392,17 +507,7 @@ static int preswap_shrink_pass(unsigned long target)
 				rcu_read_unlock();
 				break;
 			}
-			/* its next put (the writeback of the dirtied page) is refused */
-			set_bit(offset, area->moved);
-			rcu_read_unlock();
-			/* -EAGAIN/-ENOMEM: slot busy or no memory, try later */
-			err = tmem_preswap_writeback(type, offset);
-			rcu_read_lock();
-			area = rcu_dereference(preswap_areas[type]);
-			if (area && !err)
-				area->moved_out++;
-			else if (area)	/* still held: its next put is normal */
-				clear_bit(offset, area->moved);
+			err = preswap_move_out(area, type, offset, false);
 			rcu_read_unlock();
 			if (err && err != -EAGAIN && err != -ENOMEM)
 				return err;
@@ -429,7 +534,9 @@ static int preswap_shrink(unsigned long target)
 	unsigned int pass;
 	int err = 0;
 
+	atomic_inc(&preswap_shrink_waiters);
 	mutex_lock(&preswap_shrink_mutex);
+	atomic_dec(&preswap_shrink_waiters);
 	WRITE_ONCE(preswap_shrinking, true);
 	for (pass = 0; pass < PRESWAP_SHRINK_PASSES; pass++) {
 		before = atomic_long_read(&preswap_held);
@@ -445,6 +552,79 @@ static int preswap_shrink(unsigned long target)
 	if (atomic_long_read(&preswap_held) > target)
 		return err ? err : -EBUSY;
 	return 0;
+}
+
+/* The oldest generation that holds pages, or -1 if none does. */
+static int preswap_oldest_gen(void)
+{
+	unsigned int cur = READ_ONCE(preswap_gen), i, g;
+
+	for (i = 1; i <= PRESWAP_GENS; i++) {
+		g = (cur + i) % PRESWAP_GENS;
+		if (atomic_long_read(&preswap_gen_held[g]) > 0)
+			return g;
+	}
+	return -1;
+}
+
+/*
+ * Write back held slots of generation @gen, every area in slot order, until
+ * the store is at most @stop percent full of persistent pages. Caller holds
+ * preswap_shrink_mutex. Returns the number of pages moved out.
+ */
+static unsigned long preswap_writeback_gen(unsigned int gen, unsigned int stop)
+{
+	unsigned long moved = 0, offset;
+	struct preswap_area *area;
+	unsigned int type;
+
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		offset = 0;
+		rcu_read_lock();
+		while ((area = rcu_dereference(preswap_areas[type]))) {
+			offset = find_next_bit(area->map, area->pages, offset);
+			if (offset >= area->pages)
+				break;
+			if (READ_ONCE(area->age[offset]) == gen &&
+			    !preswap_move_out(area, type, offset, true) &&
+			    ++moved % PRESWAP_WB_BATCH == 0) {
+				rcu_read_unlock();
+				if (tmem_persistent_fill(true) <= stop ||
+				    !READ_ONCE(preswap_writeback) ||
+				    atomic_read(&preswap_shrink_waiters))
+					return moved;
+				cond_resched();
+				rcu_read_lock();
+			}
+			offset++;
+		}
+		rcu_read_unlock();
+	}
+	return moved;
+}
+
+/*
+ * The writeback worker: oldest generation first, until the store is at
+ * most accept_threshold_percent full of persistent pages, or no page could
+ * be moved (all busy: the next put that sees the store full kicks it again),
+ * or a vm.preswap shrink waits for the mutex (it moves pages out itself).
+ */
+static void preswap_wb_workfn(struct work_struct *work)
+{
+	unsigned int stop = READ_ONCE(accept_threshold_percent);
+	int gen;
+
+	if (!mutex_trylock(&preswap_shrink_mutex))
+		return;
+	while (READ_ONCE(preswap_writeback) &&
+	       !atomic_read(&preswap_shrink_waiters) &&
+	       tmem_persistent_fill(true) > stop) {
+		gen = preswap_oldest_gen();
+		if (gen < 0 || !preswap_writeback_gen(gen, stop))
+			break;
+		cond_resched();
+	}
+	mutex_unlock(&preswap_shrink_mutex);
 }
 
 /* vm.preswap: read = pages held; write N = shrink to at most N pages */
@@ -488,6 +668,24 @@ static struct ctl_table_header *preswap_sysctl_header;
 module_param_named(preswap_enabled, preswap_enabled, bool, 0644);
 MODULE_PARM_DESC(preswap_enabled,
 		 "Store pages on their way to swap (default 1; 0 stops new puts, stored pages stay served)");
+module_param(preswap_writeback, bool, 0644);
+MODULE_PARM_DESC(preswap_writeback,
+		 "Write the oldest preswap pages to the swap device when the store is nearly full (default 1)");
+
+static int accept_threshold_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 99);
+}
+
+static const struct kernel_param_ops accept_threshold_ops = {
+	.set = accept_threshold_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(accept_threshold_percent, &accept_threshold_ops,
+		&accept_threshold_percent, 0644);
+MODULE_PARM_DESC(accept_threshold_percent,
+		 "Writeback empties the store to this percent of its limit (1-99, default 90)");
 
 static int preswap_show(struct seq_file *m, void *v)
 {
@@ -496,17 +694,17 @@ static int preswap_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "pool %d enabled %d held %ld\n", preswap_pool,
 		   READ_ONCE(preswap_enabled), atomic_long_read(&preswap_held));
-	seq_puts(m, "type slots held puts put_refused gets get_misses flushes moved_out\n");
+	seq_puts(m, "type slots held puts put_refused gets get_misses flushes moved_out written_back\n");
 	rcu_read_lock();
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		area = rcu_dereference(preswap_areas[type]);
 		if (area)
-			seq_printf(m, "%u %lu %ld %lu %lu %lu %lu %lu %lu\n",
+			seq_printf(m, "%u %lu %ld %lu %lu %lu %lu %lu %lu %lu\n",
 				   type, area->pages,
 				   atomic_long_read(&area->held), area->puts,
 				   area->put_refused, area->gets,
 				   area->get_misses, area->flushes,
-				   area->moved_out);
+				   area->moved_out, area->written_back);
 	}
 	rcu_read_unlock();
 	return 0;
@@ -515,12 +713,19 @@ DEFINE_SHOW_ATTRIBUTE(preswap);
 
 int preswap_init(struct dentry *debugfs_root)
 {
+	preswap_wb_wq = alloc_workqueue("tmem_writeback",
+					WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
+	if (!preswap_wb_wq)
+		return -ENOMEM;
 	preswap_pool = tmem_new_pool(NULL, TMEM_POOL_FLAGS(true), "preswap");
-	if (preswap_pool < 0)
+	if (preswap_pool < 0) {
+		destroy_workqueue(preswap_wb_wq);
 		return preswap_pool;
+	}
 	preswap_sysctl_header = tmem_register_sysctl("vm", preswap_sysctls);
 	if (!preswap_sysctl_header) {
 		tmem_destroy_pool(preswap_pool);
+		destroy_workqueue(preswap_wb_wq);
 		return -ENOMEM;
 	}
 	debugfs_create_file("preswap", 0444, debugfs_root, NULL, &preswap_fops);
@@ -538,6 +743,8 @@ void preswap_exit(void)
 
 	pr_info("%ld preswap puts refused while unloading\n",
 		atomic_long_read(&preswap_refused_unloading));
+	/* no put kicks it any more; wait for a run in progress */
+	destroy_workqueue(preswap_wb_wq);
 	unregister_sysctl_table(preswap_sysctl_header);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		struct preswap_area *area;

@@ -197,6 +197,16 @@ int tmem_pool_stats(int pool_id, struct tmem_stats *st);
 /* Stats of the default store (all pools the hooks created). */
 void tmem_global_stats(struct tmem_stats *st);
 
+/**
+ * tmem_persistent_fill() - how full the default store is with pages it
+ * cannot evict: the bytes charged for its persistent pages (its total less
+ * its ephemeral pages), in percent of its limit (100 if the limit is 0)
+ * @exact: sum the capacity counter over every CPU (process context, for a
+ *         worker); false reads it with its per-CPU slack (about 64 pages
+ *         per CPU), cheap enough for a put path.  Never sleeps.
+ */
+unsigned int tmem_persistent_fill(bool exact);
+
 /*
  * Stores.  A store is a capacity domain: a page limit, the LRU of its
  * ephemeral pages, and its own totals.  tmem_new_pool() uses the default
@@ -227,6 +237,8 @@ void tmem_store_set_max_pages(struct tmem_store *store,
 /* The limit in effect now, in pages. */
 unsigned long tmem_store_max_pages(struct tmem_store *store);
 void tmem_store_stats(struct tmem_store *store, struct tmem_stats *st);
+/* As tmem_persistent_fill(), for @store. */
+unsigned int tmem_store_persistent_fill(struct tmem_store *store, bool exact);
 
 /*
  * What the shrinker callbacks do, callable directly (tests): count returns

@@ -727,6 +727,32 @@ static void test_capacity_mixed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 8);
 }
 
+/*
+ * How full the store is with persistent pages (what preswap's writeback
+ * watches): ephemeral pages, which a put can evict, do not count; a flush
+ * and a new limit show at once in the exact reading.
+ */
+static void test_persistent_fill(struct kunit *test)
+{
+	struct tctx *c = test->priv;
+	int pp = new_pool(test, true), pe = new_pool(test, false);
+	u32 i;
+
+	tmem_store_set_max_pages(c->store, 20);
+	KUNIT_EXPECT_EQ(test, tmem_store_persistent_fill(c->store, true), 0U);
+	for (i = 0; i < 5; i++)
+		PUT_OK(test, pp, 1, i, i);
+	for (i = 0; i < 10; i++)
+		PUT_OK(test, pe, 1, i, i);
+	KUNIT_EXPECT_EQ(test, tmem_store_persistent_fill(c->store, true), 25U);
+	KUNIT_EXPECT_EQ(test, tmem_flush_page(pp, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, tmem_store_persistent_fill(c->store, true), 20U);
+	tmem_store_set_max_pages(c->store, 8);
+	KUNIT_EXPECT_EQ(test, tmem_store_persistent_fill(c->store, true), 50U);
+	tmem_store_set_max_pages(c->store, 2);
+	KUNIT_EXPECT_EQ(test, tmem_store_persistent_fill(c->store, true), 200U);
+}
+
 /* The shrinker's count and scan: ephemeral pages only, oldest first. */
 static void test_shrinker(struct kunit *test)
 {
@@ -1225,6 +1251,7 @@ static struct kunit_case tmem_core_cases[] = {
 	KUNIT_CASE(test_capacity_ephemeral_lru),
 	KUNIT_CASE(test_lru_across_pools),
 	KUNIT_CASE(test_capacity_mixed),
+	KUNIT_CASE(test_persistent_fill),
 	KUNIT_CASE(test_shrinker),
 	KUNIT_CASE(test_destroy_many),
 	KUNIT_CASE(test_destroy_many_objects),

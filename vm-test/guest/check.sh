@@ -364,7 +364,7 @@ test_upgrade_install() {
 tests="test_kunit test_precache_hooks test_precache_reread
 	test_precache_coherency test_preswap_hooks test_preswap_store
 	test_preswap_compress test_preswap_ram_backend test_preswap_areas
-	test_preswap_shrink_sticks test_preswap_lost_page
+	test_preswap_shrink_sticks test_preswap_writeback test_preswap_lost_page
 	test_precache_vfat_aio test_reload_with_swap_on test_unload_window
 	test_unload_under_load test_final_unload test_kmemleak"
 if [ -s /payload/check-tests ]; then

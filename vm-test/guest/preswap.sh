@@ -11,12 +11,14 @@
 ps_held() { cat /proc/sys/vm/preswap; }
 
 # ps_total COLUMN: a column summed over the areas in the preswap listing
-# (slots held puts put_refused gets get_misses flushes).
+# (slots held puts put_refused gets get_misses flushes moved_out
+# written_back).
 ps_total() {
 	local col
 	case $1 in
 	held) col=3 ;; puts) col=4 ;; put_refused) col=5 ;; gets) col=6 ;;
-	get_misses) col=7 ;; flushes) col=8 ;;
+	get_misses) col=7 ;; flushes) col=8 ;; moved_out) col=9 ;;
+	written_back) col=10 ;;
 	esac
 	awk -v c=$col 'NR > 2 {s += $c} END {print s + 0}' $DBG/preswap
 }
@@ -222,7 +224,64 @@ test_preswap_areas() {
 }
 
 # ps_moved_out: pages the shrink (vm.preswap = N) moved out, all areas.
-ps_moved_out() { awk 'NR > 2 {s += $9} END {print s + 0}' $DBG/preswap; }
+ps_moved_out() { ps_total moved_out; }
+
+# Writeback: with a store of 2 MiB (max_pages=512) a workload of 48 MiB in
+# a 32M cgroup fills it at once; the worker must move the oldest pages out
+# to the swap device so that puts keep being accepted instead of refused as
+# "full". Then writeback races with swapoff and with modprobe -r, while a
+# workload pushes pages out; every byte is checked.
+test_preswap_writeback() {
+	local mp=/sys/module/tmem/parameters/max_pages wb0 rf0 p0 w0 g0 puts rf wb w
+	local pages bytes cap pid rc
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the writeback test"; return; }
+	echo 512 >$mp
+	wb0=$(ps_total written_back) rf0=$(tmem_stat refused_full)
+	p0=$(ps_total puts) w0=$(sectors_written $SWAP) g0=$(ps_total get_misses)
+	run "48 MiB in a 32M cgroup through a 2 MiB store, 2 generations: intact" \
+		in_cgroup work 32M $TOOLS/memcheck -m 48 -g 2
+	puts=$(($(ps_total puts) - p0)) rf=$(($(tmem_stat refused_full) - rf0))
+	wb=$(($(ps_total written_back) - wb0)) w=$(($(sectors_written $SWAP) - w0))
+	pages=$(tmem_stat pages) bytes=$(tmem_stat bytes)
+	# pages the store can hold at once, at the bytes a page costs now
+	cap=$((512 * 4096 * ${pages:-0} / (${bytes:-0} + 1)))
+	log "writeback: puts $puts, refused as full $rf, written back $wb, $w sectors written, store holds $pages pages in $bytes bytes (room for about $cap)"
+	[ "$wb" -gt 0 ]
+	ok $? "writeback moved the oldest pages out when the store filled (written_back +$wb)"
+	[ "$cap" -gt 0 ] && [ "$puts" -gt $((3 * cap)) ] && [ $((rf * 20)) -le "$puts" ]
+	ok $? "puts kept being accepted: $puts, over 3x the $cap pages the store holds, $rf (at most 5 %) refused as full"
+	[ "$w" -ge $((wb * 8 / 2)) ]
+	ok $? "the swap device took the written-back pages ($w sectors for $wb pages)"
+	[ "$(ps_total get_misses)" = "$g0" ]
+	ok $? "no held page ever missed (get_misses $(ps_total get_misses))"
+
+	# swapoff, then modprobe -r, while pages are pushed out into a full store
+	$TOOLS/memcheck -m 48 -g 4 -p >/tmp/wb.out 2>&1 &
+	pid=$!
+	wb0=$(ps_total written_back)
+	for i in $(seq 60); do
+		[ "$(ps_total written_back)" -gt "$wb0" ] && break
+		sleep 0.5
+	done
+	log "writeback under way: written_back $wb0 -> $(ps_total written_back)"
+	run "swapoff while writeback runs" swapoff $SWAP
+	swapon $SWAP
+	wb0=$(ps_total written_back)
+	for i in $(seq 60); do
+		[ "$(ps_total written_back)" -gt "$wb0" ] && break
+		sleep 0.5
+	done
+	log "writeback under way again: written_back $wb0 -> $(ps_total written_back)"
+	run "modprobe -r tmem while writeback runs" unload_tmem
+	wait $pid
+	rc=$?
+	ok $rc "data intact through writeback, swapoff and unload: $(tail -1 /tmp/wb.out)"
+	run "modprobe tmem again" modprobe tmem
+	# (a fresh load has the default limit; if the unload failed, restore it)
+	echo 0 >$mp
+	swapoff $SWAP
+}
 
 # vm.preswap = 0 must stick: the pages it moves out are dirty in the swap
 # cache, and when reclaim writes them they go to the swap device, not
