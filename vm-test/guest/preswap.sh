@@ -339,6 +339,12 @@ test_preswap_lost_page() {
 	echo -1 >$fa/times
 	echo 1 >$fa/interval
 	echo 100 >$fa/probability
+	# the packaged unload cannot move these pages out: it must fail, say
+	# why, and leave preswap enabled as it found it
+	! modprobe -r tmem 2>/tmp/unload.err && lsmod | grep -q '^tmem ' &&
+		[ "$(cat /proc/sys/vm/preswap_enabled)" = 1 ] &&
+		grep -q 'vm.preswap_enabled is 1 again' /tmp/unload.err
+	ok $? "modprobe -r fails when preswap cannot be emptied, and sets vm.preswap_enabled back to 1 ($(cat /proc/sys/vm/preswap_enabled)): $(cat /tmp/unload.err)"
 	touch /tmp/go
 	wait $pid
 	rc=$?
