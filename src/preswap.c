@@ -105,6 +105,8 @@
 #define PRESWAP_GENS		256
 /* pages moved out between two looks at how full the store is */
 #define PRESWAP_WB_BATCH	32
+/* held slots passed over (younger generations) per RCU read section */
+#define PRESWAP_WB_SCAN		4096
 
 struct preswap_area {
 	unsigned long *map;		/* bit per slot: data is in tmem */
@@ -574,7 +576,7 @@ static int preswap_oldest_gen(void)
  */
 static unsigned long preswap_writeback_gen(unsigned int gen, unsigned int stop)
 {
-	unsigned long moved = 0, offset;
+	unsigned long moved = 0, seen = 0, offset;
 	struct preswap_area *area;
 	unsigned int type;
 
@@ -593,6 +595,11 @@ static unsigned long preswap_writeback_gen(unsigned int gen, unsigned int stop)
 				    !READ_ONCE(preswap_writeback) ||
 				    atomic_read(&preswap_shrink_waiters))
 					return moved;
+				cond_resched();
+				rcu_read_lock();
+			} else if (++seen % PRESWAP_WB_SCAN == 0) {
+				/* a long walk past younger slots: let others run */
+				rcu_read_unlock();
 				cond_resched();
 				rcu_read_lock();
 			}
