@@ -355,6 +355,37 @@ test_upgrade_install() {
 	echo upgrade >/var/lib/tmem-test/next-mode
 }
 
+# The upgrade's first half in the background of this boot: when the host
+# put the next kernel's .debs on the payload with the upgrade-early mark
+# (see 05-boot.sh), apt installs them while the tests run, exactly as
+# upgrade-install.sh would in a boot of its own. Its TAP lines go to a file
+# and are reported here, in order, by upgrade_install_finish (before the
+# tests that count hook calls exactly: the install evicts root-disk pages
+# into precache meanwhile). The host then boots the new kernel.
+UPGRADE_PID=
+upgrade_install_start() {
+	[ -f /payload/upgrade-early ] || return 0
+	log "installing the next kernel in the background (log at the end of the tests)"
+	(T=0 FAILED=0; test_upgrade_install; exit $FAILED) \
+		3>/tmp/upgrade.tap >/tmp/upgrade.log 2>&1 </dev/null &
+	UPGRADE_PID=$!
+}
+
+upgrade_install_finish() {
+	local t0=$SECONDS line
+	[ -n "$UPGRADE_PID" ] || return 0
+	wait "$UPGRADE_PID"
+	UPGRADE_PID=
+	log "the background kernel install: waited $((SECONDS - t0)) s for it; its log:"
+	cat /tmp/upgrade.log
+	while read -r line; do
+		case $line in
+		"ok "*) ok 0 "${line#ok * - }" ;;
+		"not ok "*) ok 1 "${line#not ok * - }" ;;
+		esac
+	done </tmp/upgrade.tap
+}
+
 # check.sh can be sourced for its test functions (upgrade-install.sh and
 # upgrade.sh do)
 [ "${TMEM_CHECK_FUNCTIONS_ONLY:-0}" = 1 ] && return 0
@@ -365,7 +396,8 @@ tests="test_kunit test_precache_hooks test_precache_reread
 	test_precache_coherency test_preswap_hooks test_preswap_store
 	test_preswap_compress test_preswap_ram_backend test_preswap_areas
 	test_preswap_shrink_sticks test_preswap_writeback test_preswap_lost_page
-	test_precache_vfat_aio test_reload_with_swap_on test_unload_window
+	test_precache_vfat_aio upgrade_install_finish test_reload_with_swap_on
+	test_unload_window
 	test_unload_under_load test_final_unload test_kmemleak"
 if [ -s /payload/check-tests ]; then
 	tests=$(cat /payload/check-tests)
@@ -374,6 +406,7 @@ fi
 
 test_install
 lsmod | grep -q '^tmem ' || { echo "# module not loaded, stopping" >&3; exit 1; }
+upgrade_install_start
 for t in $tests; do
 	if declare -F "$t" >/dev/null; then
 		"$t"
@@ -381,5 +414,7 @@ for t in $tests; do
 		ok 1 "CHECK_TESTS names $t, which is no test"
 	fi
 done
+# (a subset of the tests may not have named it)
+upgrade_install_finish
 echo "1..$T" >&3
 exit $FAILED
