@@ -223,6 +223,17 @@ test_preswap_areas() {
 # ps_moved_out: pages the shrink (vm.preswap = N) moved out, all areas.
 ps_moved_out() { ps_total moved_out; }
 
+# wait_writeback: until writeback moves a page out (at most 30 s)
+wait_writeback() {
+	local wb0 i
+	wb0=$(ps_total written_back)
+	for i in $(seq 60); do
+		[ "$(ps_total written_back)" -gt "$wb0" ] && break
+		sleep 0.5
+	done
+	log "writeback under way: written_back $wb0 -> $(ps_total written_back)"
+}
+
 # Writeback: with a store of 2 MiB (max_pages=512) a workload of 48 MiB in
 # a 32M cgroup fills it at once; the worker must move the oldest pages out
 # to the swap device so that puts keep being accepted instead of refused as
@@ -230,7 +241,7 @@ ps_moved_out() { ps_total moved_out; }
 # workload pushes pages out; every byte is checked.
 test_preswap_writeback() {
 	local mp=/sys/module/tmem/parameters/max_pages wb0 rf0 p0 w0 g0 puts rf wb w
-	local peak pid rc i
+	local peak pid rc
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for the writeback test"; return; }
 	echo 512 >$mp
@@ -271,20 +282,10 @@ test_preswap_writeback() {
 	# swapoff, then modprobe -r, while pages are pushed out into a full store
 	$TOOLS/memcheck -m 48 -g 4 -p >/tmp/wb.out 2>&1 &
 	pid=$!
-	wb0=$(ps_total written_back)
-	for i in $(seq 60); do
-		[ "$(ps_total written_back)" -gt "$wb0" ] && break
-		sleep 0.5
-	done
-	log "writeback under way: written_back $wb0 -> $(ps_total written_back)"
+	wait_writeback
 	run "swapoff while writeback runs" swapoff $SWAP
 	swapon $SWAP
-	wb0=$(ps_total written_back)
-	for i in $(seq 60); do
-		[ "$(ps_total written_back)" -gt "$wb0" ] && break
-		sleep 0.5
-	done
-	log "writeback under way again: written_back $wb0 -> $(ps_total written_back)"
+	wait_writeback
 	run "modprobe -r tmem while writeback runs" unload_tmem
 	wait $pid
 	rc=$?
