@@ -270,10 +270,10 @@ test_preswap_writeback() {
 	ok $? "writeback moved the oldest pages out when the store filled (written_back +$wb)"
 	# Writeback is bounded by how fast pages can be read back into the
 	# swap cache (under TCG about 240 a second here, against 350 swap-outs
-	# a second), so some puts still find the store full; without it
-	# nearly all would, once it is.
-	[ "$peak" -gt 0 ] && [ "$puts" -gt $((3 * peak)) ] && [ $((rf * 3)) -lt $((puts + rf)) ]
-	ok $? "puts kept being accepted: $puts, over 3x the $peak pages the store held at most; $rf (under a third of swap-outs) refused as full"
+	# a second), so some puts still find the store full (23 % and 27 % of
+	# swap-outs in two runs); without it nearly all would, once it is.
+	[ "$peak" -gt 0 ] && [ "$puts" -gt $((3 * peak)) ] && [ $((rf * 2)) -lt $((puts + rf)) ]
+	ok $? "puts kept being accepted: $puts, over 3x the $peak pages the store held at most; $rf of $((puts + rf)) swap-outs (under half) refused as full"
 	[ "$w" -ge $((wb * 8 / 2)) ]
 	ok $? "the swap device took the written-back pages ($w sectors for $wb pages)"
 	[ "$(ps_total get_misses)" = "$g0" ]
