@@ -89,9 +89,11 @@ result() { echo "# bench,$*" >&3; log "result: $*"; }
 
 vmstat() { awk -v k="$1" '$1 == k {print $2}' /proc/vmstat; }
 zswap_stat() { cat "$ZD/$1" 2>/dev/null || echo 0; }
+# zswap_refused: its refusals (a reclaim failure is not counted: on 6.1
+# it follows each pool limit hit, zsmalloc having no shrink)
 zswap_refused() {
 	local f s=0
-	for f in pool_limit_hit reject_reclaim_fail reject_alloc_fail \
+	for f in pool_limit_hit reject_alloc_fail \
 		reject_kmemcache_fail reject_compress_poor; do
 		s=$((s + $(zswap_stat $f)))
 	done
