@@ -46,9 +46,12 @@
  *       slot); stored pages are still served and flushed.
  *   vm.preswap: reading gives the pages held; writing N moves pages out
  *       until at most N are held. Invalid input is refused with -EINVAL.
- *   preswap_writeback (module parameter, default 1): write the oldest
+ *   preswap_writeback (module parameter, default 0): write the oldest
  *       pages back to the swap device when the store is nearly full of
- *       preswap's pages; 0 lets the store fill up and refuse puts.
+ *       preswap's pages; 0 lets the store fill up and refuse puts. Off by
+ *       default: a written-back page waits, dirty in memory, until reclaim
+ *       writes it, and on make bench's swap workload that cost more disk
+ *       traffic than refusing (see README, Performance).
  *   accept_threshold_percent (module parameter, 1-99, default 90, as
  *       zswap's): writeback starts when preswap's pages take half-way from
  *       this to 100 percent of the store's limit (95 by default) and stops
@@ -132,7 +135,7 @@ static atomic_t preswap_shrink_waiters;
 static atomic_long_t preswap_refused_unloading;
 
 /* writeback (see top) */
-static bool preswap_writeback = true;
+static bool preswap_writeback;
 static unsigned int accept_threshold_percent = 90;
 static unsigned int preswap_gen;		/* current generation; racy */
 static atomic_t preswap_gen_puts;		/* puts in it, to end it */
@@ -677,7 +680,7 @@ MODULE_PARM_DESC(preswap_enabled,
 		 "Store pages on their way to swap (default 1; 0 stops new puts, stored pages stay served)");
 module_param(preswap_writeback, bool, 0644);
 MODULE_PARM_DESC(preswap_writeback,
-		 "Write the oldest preswap pages to the swap device when the store is nearly full (default 1)");
+		 "Write the oldest preswap pages to the swap device when the store is nearly full (default 0)");
 
 static int accept_threshold_set(const char *val, const struct kernel_param *kp)
 {

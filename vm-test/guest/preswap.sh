@@ -234,17 +234,18 @@ wait_writeback() {
 	log "writeback under way: written_back $wb0 -> $(ps_total written_back)"
 }
 
-# Writeback: with a store of 2 MiB (max_pages=512) a workload of 48 MiB in
-# a 32M cgroup fills it at once; the worker must move the oldest pages out
-# to the swap device so that puts keep being accepted instead of refused as
-# "full". Then writeback races with swapoff and with modprobe -r, while a
-# workload pushes pages out; every byte is checked.
+# Writeback (preswap_writeback=1): with a store of 2 MiB (max_pages=512) a
+# workload of 48 MiB in a 32M cgroup fills it at once; the worker must move
+# the oldest pages out to the swap device so that puts keep being accepted
+# instead of refused as "full". Then writeback races with swapoff and with
+# modprobe -r, while a workload pushes pages out; every byte is checked.
 test_preswap_writeback() {
 	local mp=/sys/module/tmem/parameters/max_pages wb0 rf0 p0 w0 g0 puts rf wb w
 	local peak pid rc
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for the writeback test"; return; }
 	echo 512 >$mp
+	echo 1 >/sys/module/tmem/parameters/preswap_writeback
 	wb0=$(ps_total written_back) rf0=$(tmem_stat refused_full)
 	p0=$(ps_total puts) w0=$(sectors_written $SWAP) g0=$(ps_total get_misses)
 	# the most pages the store held at once, sampled each half second
@@ -291,8 +292,9 @@ test_preswap_writeback() {
 	rc=$?
 	ok $rc "data intact through writeback, swapoff and unload: $(tail -1 /tmp/wb.out)"
 	run "modprobe tmem again" modprobe tmem
-	# (a fresh load has the default limit; if the unload failed, restore it)
+	# (a fresh load has the defaults; if the unload failed, restore them)
 	echo 0 >$mp
+	echo 0 >/sys/module/tmem/parameters/preswap_writeback
 	swapoff $SWAP
 }
 
