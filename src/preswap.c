@@ -69,8 +69,9 @@
  * and writeback (the only setters of "moved" bits).
  *
  * Writeback. Each held slot records the generation it was stored in (a
- * byte per slot, area->age); a generation ends after PRESWAP_GEN_PUTS puts,
- * and preswap_gen_held[] counts the pages each generation still holds. The
+ * byte per slot, area->age); a generation ends when a CPU makes its
+ * PRESWAP_GEN_PUTS-th put in it, and preswap_gen_held counts (per CPU, summed
+ * when read) the pages each generation still holds. The
  * worker (preswap_wb_work, on an unbound WQ_MEM_RECLAIM workqueue) takes the
  * oldest generation that holds pages and moves its slots out, in slot
  * order, until the store is below the accept threshold: an LRU by
@@ -138,8 +139,17 @@ static atomic_long_t preswap_refused_unloading;
 static bool preswap_writeback;
 static unsigned int accept_threshold_percent = 90;
 static unsigned int preswap_gen;		/* current generation; racy */
-static atomic_t preswap_gen_puts;		/* puts in it, to end it */
-static atomic_long_t preswap_gen_held[PRESWAP_GENS];
+/*
+ * Per CPU, so that a put touches no shared cache line for them: the puts
+ * this CPU made (a generation ends at each PRESWAP_GEN_PUTS-th), and the
+ * pages each generation holds, counted up on the CPU that stores and down
+ * on the one that drops; only their sum over every CPU means anything.
+ */
+static DEFINE_PER_CPU(unsigned int, preswap_gen_puts);
+struct preswap_gen_counts {
+	long held[PRESWAP_GENS];
+};
+static DEFINE_PER_CPU(struct preswap_gen_counts, preswap_gen_held);
 static struct workqueue_struct *preswap_wb_wq;
 static void preswap_wb_workfn(struct work_struct *work);
 static DECLARE_WORK(preswap_wb_work, preswap_wb_workfn);
@@ -150,6 +160,17 @@ static unsigned int preswap_wb_start(void)
 	unsigned int accept = READ_ONCE(accept_threshold_percent);
 
 	return accept + (100 - accept) / 2;
+}
+
+/* Pages generation @gen holds now: a racy sum, for decisions only. */
+static long preswap_gen_count(unsigned int gen)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(preswap_gen_held, cpu).held[gen];
+	return n;
 }
 
 static inline u64 preswap_object(unsigned int type, pgoff_t offset)
@@ -192,14 +213,14 @@ static void preswap_hold(struct preswap_area *area, pgoff_t offset)
 	unsigned int gen = READ_ONCE(preswap_gen), next;
 
 	area->age[offset] = gen;
-	atomic_long_inc(&preswap_gen_held[gen]);
+	this_cpu_inc(preswap_gen_held.held[gen]);
 	/* the age is visible before the bit: preswap_drop() reads it after */
 	smp_mb__before_atomic();
 	set_bit(offset, area->map);
 	preswap_held_inc(area);
-	if (atomic_inc_return(&preswap_gen_puts) % PRESWAP_GEN_PUTS == 0) {
+	if (this_cpu_inc_return(preswap_gen_puts) % PRESWAP_GEN_PUTS == 0) {
 		next = (gen + 1) % PRESWAP_GENS;
-		if (!atomic_long_read(&preswap_gen_held[next]))
+		if (preswap_gen_count(next) <= 0)
 			WRITE_ONCE(preswap_gen, next);
 	}
 }
@@ -211,7 +232,7 @@ static void preswap_drop(struct preswap_area *area, unsigned int type,
 	if (test_and_clear_bit(offset, area->map)) {
 		tmem_flush_page(preswap_pool, preswap_object(type, offset),
 				preswap_index(offset));
-		atomic_long_dec(&preswap_gen_held[area->age[offset]]);
+		this_cpu_dec(preswap_gen_held.held[area->age[offset]]);
 		preswap_held_dec(area);
 	}
 }
@@ -443,19 +464,13 @@ int preswap_flush_area(unsigned int type)
 		tmem_flush_page(preswap_pool, preswap_object(type, offset),
 				preswap_index(offset));
 		clear_bit(offset, area->map);
-		atomic_long_dec(&preswap_gen_held[area->age[offset]]);
+		this_cpu_dec(preswap_gen_held.held[area->age[offset]]);
 		preswap_held_dec(area);
 	}
 	preswap_free_area(area);
 	return 0;
 }
 
-/*
- * Move pages out of tmem until at most @target are held. Each page is read
- * back into the swap cache and dirtied before its tmem copy goes (see
- * tmem_preswap_writeback() in the kernel patch), so no data is lost; reclaim
- * writes it to the swap device later. New puts are refused meanwhile.
- */
 /*
  * Move the page of slot @offset of area @type out of tmem: mark the slot
  * "moved" (its next put, reclaim writing the dirtied page, is refused, so
@@ -566,7 +581,7 @@ static int preswap_oldest_gen(void)
 
 	for (i = 1; i <= PRESWAP_GENS; i++) {
 		g = (cur + i) % PRESWAP_GENS;
-		if (atomic_long_read(&preswap_gen_held[g]) > 0)
+		if (preswap_gen_count(g) > 0)
 			return g;
 	}
 	return -1;
