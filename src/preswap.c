@@ -69,10 +69,9 @@
  * and writeback (the only setters of "moved" bits).
  *
  * Writeback. Each held slot records the generation it was stored in (a
- * byte per slot, area->age); a generation ends when a CPU makes its
- * PRESWAP_GEN_PUTS-th put in it, and preswap_gen_held counts (per CPU, summed
- * when read) the pages each generation still holds. The
- * worker (preswap_wb_work, on an unbound WQ_MEM_RECLAIM workqueue) takes the
+ * byte per slot, area->age); a generation ends at every PRESWAP_GEN_PUTS-th
+ * put a CPU makes, and preswap_gen_held counts (per CPU, summed when read)
+ * the pages each generation still holds. The worker (preswap_wb_work, on an unbound WQ_MEM_RECLAIM workqueue) takes the
  * oldest generation that holds pages and moves its slots out, in slot
  * order, until the store is below the accept threshold: an LRU by
  * generations, with no allocation or lock per put. The generation counter
