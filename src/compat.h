@@ -22,6 +22,11 @@
  *
  * Swap entry of a page in the swap cache: page_private() on 6.1 (set for
  * every subpage), page_swap_entry() from 6.6 on (folio->swap).
+ *
+ * Memory cgroup of a swapped page (preswap's charge, where the kernel patch
+ * exports the zswap charge API: TMEM_MEMCG_CHARGE): 6.1 has
+ * get_obj_cgroup_from_page(), 6.12 get_obj_cgroup_from_folio(); 6.8 added
+ * memory.zswap.writeback (struct mem_cgroup's zswap_writeback field).
  */
 #ifndef TMEM_COMPAT_H
 #define TMEM_COMPAT_H
@@ -145,5 +150,31 @@ static inline void *tmem_shrinker_priv(struct shrinker *s)
 }
 
 #endif /* 6.7 */
+
+#ifdef TMEM_MEMCG_CHARGE
+#include <linux/memcontrol.h>
+static inline struct obj_cgroup *tmem_page_objcg(struct page *page)
+{
+#if TMEM_KERNEL_SINCE(6, 2, 0)
+	return get_obj_cgroup_from_folio(page_folio(page));
+#else
+	return get_obj_cgroup_from_page(page);
+#endif
+}
+
+/*
+ * False if memory.zswap.writeback is 0 in @memcg or an ancestor (6.8+; on
+ * older kernels the knob does not exist). Caller holds rcu_read_lock().
+ */
+static inline bool tmem_memcg_may_writeback(struct mem_cgroup *memcg)
+{
+#if TMEM_KERNEL_SINCE(6, 8, 0)
+	for (; memcg; memcg = parent_mem_cgroup(memcg))
+		if (!READ_ONCE(memcg->zswap_writeback))
+			return false;
+#endif
+	return true;
+}
+#endif
 
 #endif /* TMEM_COMPAT_H */

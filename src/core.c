@@ -873,7 +873,8 @@ static void put_refused(struct tmem_pool *p, u64 oid, u32 index, int err)
 		pool_stat_inc(p, TMEM_STAT_REFUSED_INCOMPRESSIBLE);
 }
 
-int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
+int tmem_put_page_sized(int pool_id, u64 oid, u32 index, struct page *page,
+			unsigned int *sizep)
 {
 	unsigned int size, old_size = 0;
 	struct tmem_store *s;
@@ -957,6 +958,8 @@ int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
 	if (old)
 		item_free(p, old, old_size);
 	rcu_read_unlock();
+	if (sizep)
+		*sizep = size;
 	return 0;
 
 refused:
@@ -964,6 +967,12 @@ refused:
 out:
 	rcu_read_unlock();
 	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_put_page_sized, TMEM);
+
+int tmem_put_page(int pool_id, u64 oid, u32 index, struct page *page)
+{
+	return tmem_put_page_sized(pool_id, oid, index, page, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(tmem_put_page, TMEM);
 

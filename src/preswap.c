@@ -40,6 +40,23 @@
  *   accepted, and pages already held pin the module (rmmod answers "in
  *   use"): swapoff, or vm.preswap = 0, empties it first.
  *
+ * Memory cgroups. Where the kernel exports zswap's charge API (the patch
+ * does, with CONFIG_MEMCG_KMEM and CONFIG_ZSWAP: TMEM_MEMCG_CHARGE), each
+ * stored page is charged to the memory cgroup that owned it, as zswap
+ * charges its own: the bytes the page takes in the store count in the
+ * cgroup's memory.current and in memory.stat's "zswap" and "zswapped"
+ * lines, and are uncharged whenever the page leaves (freed slot, put over
+ * it, swapoff, shrink, writeback). A put is refused (counted as refused by
+ * "cgroup") when memory.zswap.max of the cgroup or an ancestor is reached
+ * (memory.zswap.max = 0 keeps a cgroup out of preswap), or when what
+ * preswap holds for the cgroup has reached cgroup_max_percent of the
+ * lowest memory.max on its path: a charged store larger than the cgroup's
+ * limit would leave it nothing to reclaim (an OOM kill), and a store shared
+ * by every cgroup would let one of them fill it. Writeback passes over
+ * pages of cgroups with memory.zswap.writeback = 0 (6.8+). Pages of the
+ * root cgroup, or with cgroup v1, are not charged. Per cgroup counts: the
+ * debugfs file preswap_cgroups.
+ *
  * Tunables:
  *   preswap_enabled (module parameter and sysctl vm.preswap_enabled):
  *       0 stops new puts (each is refused, dropping any old copy of the
@@ -57,6 +74,10 @@
  *       this to 100 percent of the store's limit (95 by default) and stops
  *       once they take at most this percentage. Puts are never refused in
  *       between: only a store at its limit refuses.
+ *   cgroup_max_percent (module parameter, 1-100, default 50): the most a
+ *       memory cgroup may hold in preswap, in percent of its memory.max
+ *       (the lowest on its path to the root); no limit for a cgroup without
+ *       one. Needs TMEM_MEMCG_CHARGE.
  *   /sys/kernel/debug/tmem/fail_preswap_put, fail_preswap_get: fault
  *       attributes that make puts fail (as if tmem were full) or gets of a
  *       held page fail (as if the backend could not read it back); tests
@@ -87,6 +108,7 @@
 #include <linux/module.h>
 #include <linux/swap.h>
 #include <linux/swapops.h>
+#include <linux/sched/mm.h>
 #include <linux/pagemap.h>
 #include <linux/vmalloc.h>
 #include <linux/sysctl.h>
@@ -115,6 +137,16 @@ struct preswap_area {
 	unsigned long *map;		/* bit per slot: data is in tmem */
 	unsigned long *moved;		/* bit per slot: shrink moved it out */
 	u8 *age;			/* per slot: generation of its put */
+#ifdef TMEM_MEMCG_CHARGE
+	/*
+	 * Per held slot: the cgroup charged (a reference, NULL if none), the
+	 * bytes charged and the memcg id counted in preswap_memcgs. Written
+	 * before the slot's bit is set, read after it is cleared.
+	 */
+	struct obj_cgroup **objcg;
+	u16 *charged;
+	u16 *memcg_id;
+#endif
 	unsigned long pages;		/* slots in the area */
 	atomic_long_t held;		/* bits set */
 	/* deliberately racy counters: statistics only */
@@ -133,6 +165,27 @@ static bool preswap_shrinking;
 static atomic_t preswap_shrink_waiters;
 /* puts refused because the module was being unloaded (see preswap_exit) */
 static atomic_long_t preswap_refused_unloading;
+
+#ifdef TMEM_MEMCG_CHARGE
+/*
+ * What preswap holds for one memory cgroup, in preswap_memcgs by memcg id.
+ * The id stays the cgroup's while any of its pages is swapped out (the
+ * swap entry holds it), so it names the same cgroup for every page counted.
+ * Entries are created by the first put of a cgroup (xa_cmpxchg) and freed
+ * at unload; counters are atomics, except the racy statistics.
+ */
+struct preswap_memcg {
+	atomic_long_t pages;
+	atomic_long_t bytes;
+	unsigned long ino;		/* of the cgroup's directory; racy */
+	unsigned long refused;		/* puts refused for the cgroup; racy */
+	unsigned short id;		/* its key */
+};
+static DEFINE_XARRAY(preswap_memcgs);
+#endif
+static unsigned int cgroup_max_percent = 50;
+/* puts refused by memory.zswap.max or cgroup_max_percent */
+static atomic_long_t preswap_refused_cgroup;
 
 /* writeback (see top) */
 static bool preswap_writeback;
@@ -224,6 +277,145 @@ static void preswap_hold(struct preswap_area *area, pgoff_t offset)
 	}
 }
 
+#ifdef TMEM_MEMCG_CHARGE
+/*
+ * Uncharge slot @offset, whose bit the caller just cleared. Any context
+ * (the slot-free hook runs under the swap area's spinlock): the uncharge
+ * does not sleep, as zswap's does not in the same place.
+ */
+static void preswap_uncharge(struct preswap_area *area, pgoff_t offset)
+{
+	struct obj_cgroup *objcg = area->objcg[offset];
+	struct preswap_memcg *pm;
+
+	if (!objcg)
+		return;
+	area->objcg[offset] = NULL;
+	pm = xa_load(&preswap_memcgs, area->memcg_id[offset]);
+	if (pm) {
+		atomic_long_dec(&pm->pages);
+		atomic_long_sub(area->charged[offset], &pm->bytes);
+	}
+	obj_cgroup_uncharge_zswap(objcg, area->charged[offset]);
+	obj_cgroup_put(objcg);
+}
+
+/* The lowest memory.max on @memcg's path to the root, in pages. RCU held. */
+static unsigned long preswap_memcg_limit(struct mem_cgroup *memcg)
+{
+	unsigned long limit = PAGE_COUNTER_MAX;
+
+	for (; memcg && !mem_cgroup_is_root(memcg);
+	     memcg = parent_mem_cgroup(memcg))
+		limit = min(limit, READ_ONCE(memcg->memory.max));
+	return limit;
+}
+
+/*
+ * May @page, about to be put, be stored for its memory cgroup? Returns 0
+ * with *@objcgp (a reference, or NULL: not charged) and *@pmp, or
+ * -ENOSPC (refused for the cgroup) or -ENOMEM. May sleep briefly (the
+ * zswap.max check flushes the cgroup's statistics), as zswap's store does.
+ */
+static int preswap_memcg_admit(struct page *page, struct obj_cgroup **objcgp,
+			       struct preswap_memcg **pmp)
+{
+	struct obj_cgroup *objcg = tmem_page_objcg(page);
+	struct preswap_memcg *pm, *old;
+	unsigned long limit, ino;
+	struct mem_cgroup *memcg;
+	unsigned short id;
+
+	*objcgp = NULL;
+	*pmp = NULL;
+	if (!objcg)
+		return 0;
+	if (!obj_cgroup_may_zswap(objcg))
+		goto refused;
+	rcu_read_lock();
+	memcg = obj_cgroup_memcg(objcg);
+	id = mem_cgroup_id(memcg);
+	ino = cgroup_ino(memcg->css.cgroup);
+	limit = preswap_memcg_limit(memcg);
+	rcu_read_unlock();
+	pm = xa_load(&preswap_memcgs, id);
+	if (!pm) {
+		pm = kzalloc(sizeof(*pm), GFP_NOWAIT | __GFP_NOWARN);
+		if (!pm) {
+			obj_cgroup_put(objcg);
+			return -ENOMEM;
+		}
+		pm->id = id;
+		old = xa_cmpxchg(&preswap_memcgs, id, NULL, pm,
+				 GFP_NOWAIT | __GFP_NOWARN);
+		if (old) {	/* another put's, or no memory for the node */
+			kfree(pm);
+			pm = xa_is_err(old) ? NULL : old;
+		}
+		if (!pm) {
+			obj_cgroup_put(objcg);
+			return -ENOMEM;
+		}
+	}
+	if (!atomic_long_read(&pm->pages))
+		WRITE_ONCE(pm->ino, ino);	/* a reused id: the new cgroup */
+	if (limit != PAGE_COUNTER_MAX &&
+	    atomic_long_read(&pm->bytes) >=
+	    (s64)(limit / 100 * READ_ONCE(cgroup_max_percent)) * PAGE_SIZE) {
+		pm->refused++;
+		goto refused;
+	}
+	*objcgp = objcg;
+	*pmp = pm;
+	return 0;
+refused:
+	atomic_long_inc(&preswap_refused_cgroup);
+	obj_cgroup_put(objcg);
+	return -ENOSPC;
+}
+
+/*
+ * Record the charge of slot @offset, just stored with @size bytes, before
+ * its bit is set (preswap_hold). Caller owns the slot (page locked).
+ * Returns the bytes to charge.
+ */
+static unsigned int preswap_memcg_record(struct preswap_area *area, pgoff_t offset,
+				 struct obj_cgroup *objcg,
+				 struct preswap_memcg *pm, unsigned int size)
+{
+	u16 charged = min_t(unsigned int, size, U16_MAX);
+
+	area->objcg[offset] = objcg;
+	area->charged[offset] = charged;
+	area->memcg_id[offset] = pm->id;
+	atomic_long_inc(&pm->pages);
+	atomic_long_add(charged, &pm->bytes);
+	return charged;
+}
+
+/* Unload: nothing is held any more (see preswap_exit). */
+static void preswap_memcgs_free(void)
+{
+	struct preswap_memcg *pm;
+	unsigned long id;
+
+	xa_for_each(&preswap_memcgs, id, pm) {
+		WARN_ON(atomic_long_read(&pm->pages));
+		kfree(pm);
+	}
+	xa_destroy(&preswap_memcgs);
+}
+#else
+static inline void preswap_uncharge(struct preswap_area *area,
+				    pgoff_t offset)
+{
+}
+
+static inline void preswap_memcgs_free(void)
+{
+}
+#endif
+
 /* Drop slot @offset if held. Caller holds rcu_read_lock(). */
 static void preswap_drop(struct preswap_area *area, unsigned int type,
 			 pgoff_t offset)
@@ -232,6 +424,7 @@ static void preswap_drop(struct preswap_area *area, unsigned int type,
 		tmem_flush_page(preswap_pool, preswap_object(type, offset),
 				preswap_index(offset));
 		this_cpu_dec(preswap_gen_held.held[area->age[offset]]);
+		preswap_uncharge(area, offset);
 		preswap_held_dec(area);
 	}
 }
@@ -241,6 +434,11 @@ static void preswap_free_area(struct preswap_area *area)
 	kvfree(area->map);
 	kvfree(area->moved);
 	kvfree(area->age);
+#ifdef TMEM_MEMCG_CHARGE
+	kvfree(area->objcg);
+	kvfree(area->charged);
+	kvfree(area->memcg_id);
+#endif
 	kfree(area);
 }
 
@@ -260,6 +458,15 @@ int preswap_init_area(unsigned int type, unsigned long pages)
 	area->map = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
 	area->moved = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
 	area->age = kvmalloc(pages, GFP_KERNEL);
+#ifdef TMEM_MEMCG_CHARGE
+	area->objcg = kvcalloc(pages, sizeof(*area->objcg), GFP_KERNEL);
+	area->charged = kvcalloc(pages, sizeof(*area->charged), GFP_KERNEL);
+	area->memcg_id = kvcalloc(pages, sizeof(*area->memcg_id), GFP_KERNEL);
+	if (!area->objcg || !area->charged || !area->memcg_id) {
+		preswap_free_area(area);
+		return -ENOMEM;
+	}
+#endif
 	if (!area->map || !area->moved || !area->age) {
 		preswap_free_area(area);
 		return -ENOMEM;
@@ -321,13 +528,17 @@ static void preswap_fault_init(struct dentry *debugfs_root)
 }
 #endif
 
-/* The store step of a put. Caller holds rcu_read_lock (area in use). */
-static int preswap_store(unsigned int type, pgoff_t offset, struct page *page)
+/*
+ * The store step of a put; *@size: the bytes it takes. Caller holds
+ * rcu_read_lock (area in use).
+ */
+static int preswap_store(unsigned int type, pgoff_t offset, struct page *page,
+			 unsigned int *size)
 {
 	if (preswap_inject_failure())
 		return -ENOSPC;
-	return tmem_put_page(preswap_pool, preswap_object(type, offset),
-			     preswap_index(offset), page);
+	return tmem_put_page_sized(preswap_pool, preswap_object(type, offset),
+				   preswap_index(offset), page, size);
 }
 
 int preswap_put(struct page *page)
@@ -336,9 +547,12 @@ int preswap_put(struct page *page)
 	unsigned int type = swp_type(entry);
 	pgoff_t offset = swp_offset(entry);
 	long i, nr = compound_nr(page);
+	struct obj_cgroup *objcg = NULL, *charge = NULL;
+	struct preswap_memcg *pm = NULL;
 	struct preswap_area *area;
 	bool unloading, moved;
-	int ret = -ENOSPC;
+	unsigned int size = 0;
+	int ret = -ENOSPC, admit = 0;
 
 	if (type >= MAX_SWAPFILES)
 		return -EINVAL;
@@ -347,6 +561,11 @@ int preswap_put(struct page *page)
 	 * can never be freed with the module (see preswap_held_inc()).
 	 */
 	unloading = !try_module_get(THIS_MODULE);
+#ifdef TMEM_MEMCG_CHARGE
+	/* may sleep briefly: before the RCU section */
+	if (!unloading && nr == 1 && READ_ONCE(preswap_enabled))
+		admit = preswap_memcg_admit(page, &objcg, &pm);
+#endif
 	rcu_read_lock();
 	area = rcu_dereference(preswap_areas[type]);
 	if (!area || offset + nr > area->pages)
@@ -360,19 +579,42 @@ int preswap_put(struct page *page)
 	moved = test_bit(offset, area->moved) &&	/* no atomic write if clear */
 		test_and_clear_bit(offset, area->moved);
 	if (unloading || moved || nr > 1 || !READ_ONCE(preswap_enabled) ||
-	    READ_ONCE(preswap_shrinking) || preswap_pool < 0) {
+	    READ_ONCE(preswap_shrinking) || preswap_pool < 0 || admit) {
 		area->put_refused++;
 		goto out;
 	}
-	ret = preswap_store(type, offset, page);
+	ret = preswap_store(type, offset, page, &size);
 	if (ret) {
 		area->put_refused++;
 		goto out;
 	}
+#ifdef TMEM_MEMCG_CHARGE
+	if (objcg) {	/* the slot takes the reference; charged below */
+		size = preswap_memcg_record(area, offset, objcg, pm, size);
+		charge = objcg;
+		objcg = NULL;
+	}
+#endif
 	preswap_hold(area, offset);
 	area->puts++;
 out:
 	rcu_read_unlock();
+#ifdef TMEM_MEMCG_CHARGE
+	if (objcg)	/* admitted, not stored */
+		obj_cgroup_put(objcg);
+	if (charge) {
+		/*
+		 * Charge the stored page. The slot cannot be dropped (hence
+		 * uncharged) meanwhile: its page is locked in the swap cache,
+		 * so neither a free, a writeback nor swapoff can reach it.
+		 * PF_MEMALLOC as zswap: the charge is forced, never reclaims.
+		 */
+		unsigned int noreclaim = memalloc_noreclaim_save();
+
+		obj_cgroup_charge_zswap(charge, size);
+		memalloc_noreclaim_restore(noreclaim);
+	}
+#endif
 	if (!unloading && READ_ONCE(preswap_writeback) &&
 	    !work_pending(&preswap_wb_work) &&
 	    (ret == -ENOSPC ||
@@ -464,6 +706,7 @@ int preswap_flush_area(unsigned int type)
 				preswap_index(offset));
 		clear_bit(offset, area->map);
 		this_cpu_dec(preswap_gen_held.held[area->age[offset]]);
+		preswap_uncharge(area, offset);
 		preswap_held_dec(area);
 	}
 	preswap_free_area(area);
@@ -587,6 +830,22 @@ static int preswap_oldest_gen(void)
 }
 
 /*
+ * Writeback leaves alone a page whose cgroup set memory.zswap.writeback to
+ * 0 (6.8+). Caller holds rcu_read_lock() and found the slot held.
+ */
+static bool preswap_slot_may_writeback(struct preswap_area *area,
+				       unsigned long offset)
+{
+#ifdef TMEM_MEMCG_CHARGE
+	struct obj_cgroup *objcg = READ_ONCE(area->objcg[offset]);
+
+	if (objcg && !tmem_memcg_may_writeback(obj_cgroup_memcg(objcg)))
+		return false;
+#endif
+	return true;
+}
+
+/*
  * Write back held slots of generation @gen, every area in slot order, until
  * the store is at most @stop percent full of persistent pages. Caller holds
  * preswap_shrink_mutex. Returns the number of pages moved out.
@@ -605,6 +864,7 @@ static unsigned long preswap_writeback_gen(unsigned int gen, unsigned int stop)
 			if (offset >= area->pages)
 				break;
 			if (READ_ONCE(area->age[offset]) == gen &&
+			    preswap_slot_may_writeback(area, offset) &&
 			    !preswap_move_out(area, type, offset, true) &&
 			    ++moved % PRESWAP_WB_BATCH == 0) {
 				rcu_read_unlock();
@@ -711,13 +971,30 @@ module_param_cb(accept_threshold_percent, &accept_threshold_ops,
 MODULE_PARM_DESC(accept_threshold_percent,
 		 "Writeback empties the store to this percent of its limit (1-99, default 90)");
 
+static int cgroup_max_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 100);
+}
+
+static const struct kernel_param_ops cgroup_max_ops = {
+	.set = cgroup_max_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(cgroup_max_percent, &cgroup_max_ops, &cgroup_max_percent,
+		0644);
+MODULE_PARM_DESC(cgroup_max_percent,
+		 "Most a memory cgroup may hold in preswap, in percent of its memory.max (1-100, default 50)");
+
 static int preswap_show(struct seq_file *m, void *v)
 {
 	struct preswap_area *area;
 	unsigned int type;
 
-	seq_printf(m, "pool %d enabled %d held %ld\n", preswap_pool,
-		   READ_ONCE(preswap_enabled), atomic_long_read(&preswap_held));
+	seq_printf(m, "pool %d enabled %d held %ld refused_cgroup %ld\n",
+		   preswap_pool, READ_ONCE(preswap_enabled),
+		   atomic_long_read(&preswap_held),
+		   atomic_long_read(&preswap_refused_cgroup));
 	seq_puts(m, "type slots held puts put_refused gets get_misses flushes moved_out written_back\n");
 	rcu_read_lock();
 	for (type = 0; type < MAX_SWAPFILES; type++) {
@@ -734,6 +1011,27 @@ static int preswap_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(preswap);
+
+/*
+ * preswap_cgroups: a line per memory cgroup preswap has stored for, as
+ * key-value pairs: memcg id, inode number of its cgroup directory (stat -c
+ * %i), pages and bytes held (charged) now, puts refused for it. Empty when
+ * the kernel has no charge API (TMEM_MEMCG_CHARGE).
+ */
+static int preswap_cgroups_show(struct seq_file *m, void *v)
+{
+#ifdef TMEM_MEMCG_CHARGE
+	struct preswap_memcg *pm;
+	unsigned long id;
+
+	xa_for_each(&preswap_memcgs, id, pm)
+		seq_printf(m, "cgroup %lu ino %lu pages %ld bytes %ld refused %lu\n",
+			   id, READ_ONCE(pm->ino), atomic_long_read(&pm->pages),
+			   atomic_long_read(&pm->bytes), READ_ONCE(pm->refused));
+#endif
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(preswap_cgroups);
 
 int preswap_init(struct dentry *debugfs_root)
 {
@@ -753,6 +1051,8 @@ int preswap_init(struct dentry *debugfs_root)
 		return -ENOMEM;
 	}
 	debugfs_create_file("preswap", 0444, debugfs_root, NULL, &preswap_fops);
+	debugfs_create_file("preswap_cgroups", 0444, debugfs_root, NULL,
+			    &preswap_cgroups_fops);
 	preswap_fault_init(debugfs_root);
 	return 0;
 }
@@ -781,4 +1081,5 @@ void preswap_exit(void)
 		preswap_free_area(area);
 	}
 	tmem_destroy_pool(preswap_pool);
+	preswap_memcgs_free();
 }

@@ -112,6 +112,9 @@ int tmem_destroy_pool(int pool_id);
  *  another -errno from the backend.
  */
 int tmem_put_page(int pool_id, u64 object, u32 index, struct page *page);
+/* the same; on success *@size is the bytes the page now takes in the store */
+int tmem_put_page_sized(int pool_id, u64 object, u32 index, struct page *page,
+			unsigned int *size);
 
 /**
  * tmem_get_page() - copy the page stored under a handle into @page

@@ -601,17 +601,21 @@ static void test_default_store(struct kunit *test)
 	struct pat pt = { .oid = 3, .index = 4, .gen = 77 };
 	struct tmem_stats st;
 	int id = tmem_new_pool(NULL, TMEM_POOL_FLAGS(1), "kunit-default");
+	unsigned int size = 0;
 
 	KUNIT_ASSERT_GE(test, id, 0);
 	pt.tag = id;
 	pat_fill(c->in, &pt);
-	KUNIT_EXPECT_EQ(test, tmem_put_page(id, 3, 4, c->in), 0);
+	/* the size a put reports is what the pool is charged (preswap's charge) */
+	KUNIT_EXPECT_EQ(test, tmem_put_page_sized(id, 3, 4, c->in, &size), 0);
+	KUNIT_EXPECT_GT(test, size, 0U);
 	page_poison(c->out);
 	KUNIT_EXPECT_EQ(test, tmem_get_page(id, 3, 4, c->out), 0);
 	KUNIT_EXPECT_TRUE(test, pat_decode(c->out, id, &pt));
 	KUNIT_EXPECT_EQ(test, pt.gen, 77ULL);
 	KUNIT_EXPECT_EQ(test, tmem_pool_stats(id, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.pages, 1LL);
+	KUNIT_EXPECT_EQ(test, st.bytes, (s64)size);
 	KUNIT_EXPECT_EQ(test, st.puts, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.gets_hit, 1ULL);
 	tmem_global_stats(&st);

@@ -394,7 +394,7 @@ upgrade_install_finish() {
 # /payload/check-tests) runs a subset instead, for work on one area
 tests="test_kunit test_precache_hooks test_precache_reread
 	test_precache_coherency test_preswap_hooks test_preswap_store
-	test_preswap_compress test_preswap_ram_backend test_preswap_areas
+	test_preswap_compress test_preswap_ram_backend test_preswap_areas test_preswap_cgroup
 	test_preswap_shrink_sticks test_preswap_writeback test_preswap_lost_page
 	test_precache_vfat_aio upgrade_install_finish test_reload_with_swap_on
 	test_unload_window

@@ -298,6 +298,104 @@ test_preswap_writeback() {
 	swapoff $SWAP
 }
 
+# ps_cgroup INO FIELD: a field (pages, bytes, refused) of the cgroup whose
+# directory has inode INO in debugfs preswap_cgroups (0 if it has no line).
+ps_cgroup() {
+	awk -v i="$1" -v f="$2" '$4 == i {for (n = 1; n < NF; n += 2) if ($n == f) v = $(n + 1)}
+		END {print v + 0}' $DBG/preswap_cgroups
+}
+
+# memstat CGROUP KEY: a line of the cgroup's memory.stat
+memstat() { awk -v k="$2" '$1 == k {print $2}' "/sys/fs/cgroup/$1/memory.stat"; }
+
+# wait_file FILE: until it exists (at most 10 minutes)
+wait_file() {
+	local i
+	for i in $(seq 1200); do
+		[ -e "$1" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# Preswap charges each stored page to the memory cgroup it came from, as
+# zswap does: 256 MiB in a 32M cgroup, paused once written, shows preswap's
+# bytes in the cgroup's memory.current and memory.stat (zswap, zswapped;
+# zswap itself is off), held under cgroup_max_percent (50) of memory.max;
+# every byte is checked, and swapoff uncharges all. A cgroup with
+# memory.zswap.max = 0 stays out of preswap. With a store of 8 MiB, a
+# cgroup that filled it alone would leave nothing to a second: its share is
+# bounded, so the second cgroup's pages are stored too.
+test_preswap_cgroup() {
+	local mp=/sys/module/tmem/parameters/max_pages cg=/sys/fs/cgroup
+	local ino pages bytes ref zs zsd cur p0 rc0 pid pid2 ino2 pages2
+	[ -e $DBG/preswap_cgroups ] || { ok 1 "debugfs preswap_cgroups exists"; return; }
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the cgroup test"; return; }
+	[ "$(cat /sys/module/zswap/parameters/enabled 2>/dev/null)" != Y ]
+	ok $? "zswap is off: the cgroups' zswap lines count preswap alone"
+	rm -f /tmp/cg.ready /tmp/cg.go
+	in_cgroup cgbig 32M $TOOLS/memcheck -m 256 -r /tmp/cg.ready -w /tmp/cg.go >/tmp/cg.out 2>&1 &
+	pid=$!
+	wait_file /tmp/cg.ready
+	sleep 3	# the cgroup's statistics are flushed every 2 s
+	ino=$(stat -c %i $cg/cgbig)
+	pages=$(ps_cgroup "$ino" pages) bytes=$(ps_cgroup "$ino" bytes)
+	ref=$(ps_cgroup "$ino" refused)
+	zs=$(memstat cgbig zswap) zsd=$(memstat cgbig zswapped)
+	cur=$(cat $cg/cgbig/memory.current)
+	log "cgroup cgbig (ino $ino): preswap pages $pages bytes $bytes refused $ref; memory.stat zswap $zs zswapped $zsd; memory.current $cur"
+	[ "$pages" -gt 1000 ] && [ "$bytes" -gt 0 ]
+	ok $? "preswap holds the cgroup's pages: $pages pages, $bytes bytes"
+	[ "$zs" = "$bytes" ] && [ "$zsd" = "$pages" ]
+	ok $? "they are charged to it: memory.stat zswap $zs = $bytes bytes, zswapped $zsd = $pages pages"
+	[ "$cur" -ge "$bytes" ]
+	ok $? "memory.current ($cur) includes them"
+	[ "$bytes" -le $((16 * 1048576 + 65536)) ] && [ "$ref" -gt 0 ]
+	ok $? "held under half its memory.max ($bytes <= 16 MiB), the rest refused ($ref puts) and sent to the swap device"
+	touch /tmp/cg.go
+	wait $pid
+	ok $? "256 MiB through a 32M cgroup intact: $(cat /tmp/cg.out)"
+	swapoff $SWAP
+	[ "$(ps_cgroup "$ino" pages)" = 0 ] && [ "$(ps_cgroup "$ino" bytes)" = 0 ] &&
+		[ "$(memstat cgbig zswap)" = 0 ] && [ "$(memstat cgbig zswapped)" = 0 ]
+	ok $? "swapoff uncharged everything (pages $(ps_cgroup "$ino" pages), zswap $(memstat cgbig zswap))"
+
+	# memory.zswap.max = 0: no preswap for this cgroup
+	swapon $SWAP
+	mkdir -p $cg/cgnone
+	echo 0 >$cg/cgnone/memory.zswap.max
+	p0=$(ps_total puts) rc0=$(awk '{print $8; exit}' $DBG/preswap)
+	run "48 MiB in a 32M cgroup with memory.zswap.max = 0: intact" \
+		in_cgroup cgnone 32M $TOOLS/memcheck -m 48
+	ino=$(stat -c %i $cg/cgnone)
+	[ "$(ps_total puts)" = "$p0" ] && [ "$(ps_cgroup "$ino" pages)" = 0 ] &&
+		[ "$(awk '{print $8; exit}' $DBG/preswap)" -gt "$rc0" ]
+	ok $? "preswap took none of its pages (puts $p0 -> $(ps_total puts), refused for cgroups $rc0 -> $(awk '{print $8; exit}' $DBG/preswap))"
+
+	# an 8 MiB store shared by two 8M cgroups
+	echo 2048 >$mp
+	rm -f /tmp/cg.ready /tmp/cg.go /tmp/cg2.ready /tmp/cg2.go
+	in_cgroup cgfirst 8M $TOOLS/memcheck -m 64 -r /tmp/cg.ready -w /tmp/cg.go >/tmp/cg.out 2>&1 &
+	pid=$!
+	wait_file /tmp/cg.ready
+	in_cgroup cgsecond 8M $TOOLS/memcheck -m 64 -s 7 -r /tmp/cg2.ready -w /tmp/cg2.go >/tmp/cg2.out 2>&1 &
+	pid2=$!
+	wait_file /tmp/cg2.ready
+	ino=$(stat -c %i $cg/cgfirst) ino2=$(stat -c %i $cg/cgsecond)
+	bytes=$(ps_cgroup "$ino" bytes) pages2=$(ps_cgroup "$ino2" pages)
+	log "an 8 MiB store: first cgroup $bytes bytes, second $pages2 pages ($(ps_cgroup "$ino2" bytes) bytes)"
+	[ "$bytes" -le $((4 * 1048576 + 65536)) ] && [ "$pages2" -gt 256 ]
+	ok $? "the first cgroup took at most half its 8M ($bytes bytes) and the second got room too ($pages2 pages)"
+	touch /tmp/cg.go /tmp/cg2.go
+	wait $pid
+	ok $? "first cgroup's data intact: $(cat /tmp/cg.out)"
+	wait $pid2
+	ok $? "second cgroup's data intact: $(cat /tmp/cg2.out)"
+	echo 0 >$mp
+	swapoff $SWAP
+}
+
 # vm.preswap = 0 must stick: the pages it moves out are dirty in the swap
 # cache, and when reclaim writes them they go to the swap device, not
 # straight back into preswap. The workload's pages are all pushed out
