@@ -1381,15 +1381,10 @@ static int pools_show(struct seq_file *m, void *v)
 	struct tmem_stats st;
 	unsigned long id;
 
-	seq_printf(m, "%4s %-10s %-8s %10s %12s %10s %10s %8s %8s %8s %8s %10s %10s %8s %8s %8s %8s %8s  %s\n",
-		   "id", "kind", "store", "pages", "bytes", "same", "puts",
-		   "refused", "r_full", "r_nomem", "r_incomp",
-		   "gets_hit", "gets_miss", "flush_pg", "flush_ob", "flushed",
-		   "evicted", "shrunk", "name");
 	rcu_read_lock();
 	xa_for_each(&tmem_pools, id, p) {
 		stats_sum(p->stats, &st);
-		seq_printf(m, "%4lu %-10s %-8s %10lld %12lld %10lld %10llu %8llu %8llu %8llu %8llu %10llu %10llu %8llu %8llu %8llu %8llu %8llu  %s\n",
+		seq_printf(m, "pool %lu kind %s store %s pages %lld bytes %lld same_filled %lld puts %llu puts_refused %llu refused_full %llu refused_nomem %llu refused_incompressible %llu gets_hit %llu gets_miss %llu flush_pages %llu flush_objects %llu flushed %llu evicted %llu shrunk %llu name %s\n",
 			   id, p->persistent ? "persistent" : "ephemeral",
 			   p->store->name, st.pages, st.bytes, st.same_filled,
 			   st.puts, st.puts_refused, st.refused_full,

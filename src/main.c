@@ -16,6 +16,16 @@
  * and that point hooks still run; preswap refuses every put there (it
  * takes a module reference per put), so nothing it must keep is stored.
  *
+ * The debugfs files (/sys/kernel/debug/tmem/: stats, pools, hooks, precache,
+ * preswap, preswap_cgroups) share one format, which tmemstat and the tests
+ * read: each line is a record of "key value" pairs separated by single
+ * spaces; keys are lower-case words, values numbers or words without spaces,
+ * except "name", which comes last on its line and runs to its end (a pool's
+ * name may hold a space: "name ext4 vdc"). stats and hooks have one pair per
+ * line; the other files one record per pool, filesystem, swap area or
+ * cgroup, whose first key says what it is. New keys may be added; none is
+ * renamed or moved before "name".
+ *
  * Tunable (tests only): unload_delay_ms, module parameter, 0 by default:
  * tmem_exit() sleeps that long before withdrawing the hooks, which widens
  * that window so a test can swap through it on purpose.

@@ -69,7 +69,9 @@ struct precache_fs {
 	struct super_block *sb;		/* key; never dereferenced after umount */
 	struct block_device *bdev;	/* sb->s_bdev, for invalidate_bdev */
 	int pool_id;
-	char name[48];			/* "<fs type> <device>" */
+	char type[16];			/* filesystem type */
+	char device[32];		/* sb->s_id */
+	char name[48];			/* "<fs type> <device>": the pool's */
 	struct list_head dead;		/* on a local list while being dropped */
 	/* deliberately racy counters: statistics only */
 	unsigned long puts, put_refused, hits, misses, flushes;
@@ -117,8 +119,9 @@ static void precache_fs_create(struct super_block *sb)
 		goto out;
 	fs->sb = sb;
 	fs->bdev = sb->s_bdev;
-	snprintf(fs->name, sizeof(fs->name), "%s %s", sb->s_type->name,
-		 sb->s_id);
+	strscpy(fs->type, sb->s_type->name, sizeof(fs->type));
+	strscpy(fs->device, sb->s_id, sizeof(fs->device));
+	snprintf(fs->name, sizeof(fs->name), "%s %s", fs->type, fs->device);
 	id = tmem_new_pool(NULL, TMEM_POOL_FLAGS(false), fs->name);
 	if (id < 0) {
 		pr_warn_ratelimited("no pool for %s: %d\n", fs->name, id);
@@ -338,12 +341,11 @@ static int precache_show(struct seq_file *m, void *v)
 {
 	struct precache_fs *fs;
 
-	seq_puts(m, "pool filesystem puts put_refused hits misses flushes\n");
 	rcu_read_lock();
 	list_for_each_entry_rcu(fs, &precache_fs_list, list)
-		seq_printf(m, "%d %s %lu %lu %lu %lu %lu\n", fs->pool_id,
-			   fs->name, fs->puts, fs->put_refused, fs->hits,
-			   fs->misses, fs->flushes);
+		seq_printf(m, "pool %d type %s device %s puts %lu put_refused %lu hits %lu misses %lu flushes %lu\n",
+			   fs->pool_id, fs->type, fs->device, fs->puts,
+			   fs->put_refused, fs->hits, fs->misses, fs->flushes);
 	rcu_read_unlock();
 	return 0;
 }

@@ -995,12 +995,11 @@ static int preswap_show(struct seq_file *m, void *v)
 		   preswap_pool, READ_ONCE(preswap_enabled),
 		   atomic_long_read(&preswap_held),
 		   atomic_long_read(&preswap_refused_cgroup));
-	seq_puts(m, "type slots held puts put_refused gets get_misses flushes moved_out written_back\n");
 	rcu_read_lock();
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		area = rcu_dereference(preswap_areas[type]);
 		if (area)
-			seq_printf(m, "%u %lu %ld %lu %lu %lu %lu %lu %lu %lu\n",
+			seq_printf(m, "type %u slots %lu held %ld puts %lu put_refused %lu gets %lu get_misses %lu flushes %lu moved_out %lu written_back %lu\n",
 				   type, area->pages,
 				   atomic_long_read(&area->held), area->puts,
 				   area->put_refused, area->gets,

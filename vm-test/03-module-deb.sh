@@ -20,5 +20,5 @@ dpkg-deb -c "$deb" | awk '{print "  " $NF}'
 step_done
 
 step "lintian"
-lintian --fail-on error,warning "$deb" || die "lintian reports problems"
+lintian --pedantic --fail-on error,warning,pedantic "$deb" || die "lintian reports problems"
 step_done

@@ -15,6 +15,7 @@
 # tap-unpatched.log (Debian's kernel), tap-upgrade-install.log (6.1 again,
 # installing the next kernel) and tap-upgrade.log (the upgraded kernel)
 stages=(tap)
+[ -f "$RESULTS/tap-host.log" ] && stages+=(tap-host)
 [ -f "$RESULTS/expect-unpatched" ] && stages+=(tap-unpatched)
 [ -f "$RESULTS/expect-upgrade-install" ] && stages+=(tap-upgrade-install)
 [ -f "$RESULTS/expect-upgrade" ] && stages+=(tap-upgrade)
@@ -56,7 +57,7 @@ for st in "${stages[@]}"; do
 		echo "the guest timed out ($st)"
 		extra=$((extra + 1))
 	fi
-	if ! grep -q '^# guest .* finished' "$tap"; then
+	if ! grep -q '^# guest .* finished\|^# host-side tests finished' "$tap"; then
 		echo "the guest did not finish its run ($st)"
 		extra=$((extra + 1))
 	fi

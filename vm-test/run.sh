@@ -85,6 +85,10 @@ if [ -n "$UPGRADE_KSERIES" ]; then
 	kpid=$bgpid
 fi
 bash "$here/03-module-deb.sh"
+# tmemstat's host-side tests (recorded counters; the guest tests it live)
+if [ "$mode" = check ]; then
+	bash "$here/tmemstat-test.sh" >"$TMEM_RESULTS/tap-host.log" 2>&1 || true
+fi
 finish "guest root base" "$TMEM_RESULTS/guest-root-base.txt" "$bpid" ||
 	{ echo "ERROR: could not make the guest root's base tree" >&2; exit 1; }
 bash "$here/04-guest-root.sh"

@@ -102,15 +102,16 @@ zswap_refused() {
 # tmem_stat NAME: a line of the store's stats
 tmem_stat() { awk -v k="$1" '$1 == k {print $2}' "$DBG/stats"; }
 # preswap COLUMN / precache COLUMN: summed over swap areas / filesystems
+# (the files are records of key-value pairs: kv_sum in lib.sh)
 preswap() {
-	local col
-	case $1 in puts) col=4 ;; refused) col=5 ;; gets) col=6 ;; misses) col=7 ;; esac
-	awk -v c=$col 'NR > 2 {s += $c} END {print s + 0}' "$DBG/preswap"
+	local k
+	case $1 in refused) k=put_refused ;; misses) k=get_misses ;; *) k=$1 ;; esac
+	kv_sum "$DBG/preswap" type $k
 }
 precache() {
-	local off
-	case $1 in puts) off=4 ;; refused) off=3 ;; hits) off=2 ;; misses) off=1 ;; esac
-	awk -v o=$off 'NR > 1 {s += $(NF - o)} END {print s + 0}' "$DBG/precache"
+	local k
+	case $1 in refused) k=put_refused ;; *) k=$1 ;; esac
+	kv_sum "$DBG/precache" pool $k
 }
 
 # store_now: pages and bytes tmem and zswap hold now (one of them is in use)

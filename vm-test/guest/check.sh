@@ -272,6 +272,58 @@ test_unload_window() {
 
 test_final_unload() {
 	run "rmmod tmem at the end" unload_tmem
+	tmemstat >/tmp/ts.out 2>&1
+	[ $? = 1 ] && grep -q 'tmemstat: the tmem module is not loaded (modprobe tmem)' /tmp/ts.out
+	ok $? "tmemstat without the module says so: $(head -1 /tmp/ts.out)"
+}
+
+# tmemstat on a live system, with preswap holding pages and a precache
+# pool: its counters are the debugfs files' (read again around it, on a
+# quiet system), the table names the swap device, --json carries the same
+# numbers, and the errors a user can hit say what to do. (The JSON is parsed
+# strictly by the host-side test, vm-test/tmemstat-test.sh.)
+test_tmemstat() {
+	local before after raw js puts held
+	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
+		{ ok 1 "swapon for the tmemstat test"; return; }
+	# 16 MiB pushed out to preswap (MADV_PAGEOUT), held while tmemstat reads
+	rm -f /tmp/ts.ready /tmp/ts.go
+	$TOOLS/memcheck -m 16 -p -r /tmp/ts.ready -w /tmp/ts.go >/tmp/ts.mc 2>&1 &
+	local pid=$!
+	while [ ! -e /tmp/ts.ready ]; do sleep 0.5; done
+	before=$(cat $DBG/stats $DBG/preswap)
+	raw=$(tmemstat --raw)
+	after=$(cat $DBG/stats $DBG/preswap)
+	puts=$(awk '$1 == "puts" {print $2}' $DBG/stats) held=$(ps_held)
+	[ "$before" = "$after" ] &&
+		[ "$(printf '%s\n' "$raw" | grep '^stats \|^preswap ' | sed 's/^[a-z_]* //')" = "$after" ]
+	ok $? "tmemstat --raw prints the stats and preswap records exactly ($held pages held)"
+	tmemstat >/tmp/ts.out 2>&1
+	[ $? = 0 ] && grep -q "^  puts  *$puts," /tmp/ts.out &&
+		grep -q "^$SWAP  *[0-9]*  *$held " /tmp/ts.out && grep -q '^  hit ratio ' /tmp/ts.out
+	ok $? "tmemstat's table: the store's puts ($puts) and a row for $SWAP holding $held pages"
+	sed 's/^/#   /' /tmp/ts.out >&3
+	js=$(tmemstat --json)
+	printf '%s' "$js" | grep -q "\"puts\": $puts[,}]" &&
+		printf '%s' "$js" | grep -q "\"held\": $held[,}]"
+	ok $? "tmemstat --json carries the same puts and held"
+	timeout 3 tmemstat -w 1 --raw >/tmp/ts.w 2>&1
+	[ "$(grep -c '^stats puts ' /tmp/ts.w)" -ge 2 ]
+	ok $? "tmemstat -w 1 prints again each second ($(grep -c '^stats puts ' /tmp/ts.w) times in 3 s)"
+	unshare -m sh -c 'umount /sys/kernel/debug && tmemstat' >/tmp/ts.out 2>&1
+	[ $? = 1 ] && grep -q 'debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)' /tmp/ts.out
+	ok $? "without debugfs it says how to mount it: $(cat /tmp/ts.out)"
+	setpriv --reuid=65534 --regid=65534 --clear-groups tmemstat >/tmp/ts.out 2>&1
+	[ $? = 1 ] && grep -q 'run as root' /tmp/ts.out
+	ok $? "as a user it says to run as root: $(cat /tmp/ts.out)"
+	tmemstat --watch 0 >/tmp/ts.out 2>&1
+	[ $? = 1 ] && grep -q 'positive number' /tmp/ts.out
+	ok $? "a bad --watch is refused: $(cat /tmp/ts.out)"
+	touch /tmp/ts.go
+	wait $pid
+	ok $? "the pages held meanwhile are intact: $(cat /tmp/ts.mc)"
+	rm -f /tmp/ts.ready /tmp/ts.go
+	swapoff $SWAP
 }
 
 # kmemleak: every report whose allocation trace runs through the tmem module
@@ -394,7 +446,7 @@ upgrade_install_finish() {
 # /payload/check-tests) runs a subset instead, for work on one area
 tests="test_kunit test_precache_hooks test_precache_reread
 	test_precache_coherency test_preswap_hooks test_preswap_store
-	test_preswap_compress test_preswap_ram_backend test_preswap_areas test_preswap_cgroup
+	test_preswap_compress test_preswap_ram_backend test_preswap_areas test_preswap_cgroup test_tmemstat
 	test_preswap_shrink_sticks test_preswap_writeback test_preswap_lost_page
 	test_precache_vfat_aio upgrade_install_finish test_reload_with_swap_on
 	test_unload_window

@@ -24,6 +24,9 @@ umount /mnt/data
 mkswap -q /dev/vdd >/dev/null && swapon /dev/vdd
 run "swap workload: $(($(mem_total_mib) + 128)) MiB of anonymous memory, checked" \
 	$TOOLS/memcheck -m $(($(mem_total_mib) + 128))
+echo "--- tmemstat after the workloads (swap still on)"
+tmemstat
+tmemstat | sed 's/^/#   /' >&3
 swapoff /dev/vdd
 echo "--- /sys/kernel/debug/tmem/hooks after the workloads"
 echo "# /sys/kernel/debug/tmem/hooks after the workloads:" >&3

@@ -40,6 +40,21 @@ run() {
 	return $rc
 }
 
+# The debugfs files are records of "key value" pairs (src/main.c).
+# kv_sum FILE KIND KEY: KEY summed over FILE's records whose first key is
+# KIND (type: swap areas, pool: filesystems or pools, cgroup: cgroups).
+kv_sum() {
+	awk -v r="$2" -v k="$3" '$1 == r {for (i = 1; i < NF; i += 2) if ($i == k) s += $(i + 1)}
+		END {print s + 0}' "$1"
+}
+# kv_where FILE KEY VALUE FIELD: FIELD of the record in which KEY is VALUE
+# (0 if there is none).
+kv_where() {
+	awk -v k="$2" -v v="$3" -v f="$4" '{m = 0; x = ""
+		for (i = 1; i < NF; i += 2) {if ($i == k && $(i + 1) == v) m = 1; if ($i == f) x = $(i + 1)}
+		if (m) r = x} END {print r + 0}' "$1"
+}
+
 # hook NAME: calls of that hook since the module was loaded.
 hook() {
 	awk -v h="$1" '$1 == h {print $2}' "$DBG/hooks"
@@ -81,7 +96,7 @@ sectors_read() { awk -v d="$(basename "$1")" '$3 == d {print $6}' /proc/diskstat
 sectors_written() { awk -v d="$(basename "$1")" '$3 == d {print $10}' /proc/diskstats; }
 
 # unload_tmem: the packaged way to remove the module while swap is on:
-# /etc/modprobe.d/tmem.conf stops new preswap puts and moves every held
+# /etc/modprobe.d/tmem-dkms.conf stops new preswap puts and moves every held
 # page out before the module goes (rmmod alone is refused while preswap
 # holds pages).
 unload_tmem() {

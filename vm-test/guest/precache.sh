@@ -8,20 +8,12 @@
 # The pages of the data disk are checked with sha256 against what was
 # written; counters come from /sys/kernel/debug/tmem/precache.
 
-# pc FIELD: a column of the data disk's line in the precache listing
+# pc FIELD: a counter of the data disk's record in the precache file
 # (puts put_refused hits misses flushes); 0 when it has no pool.
-pc() {
-	local col
-	case $1 in
-	puts) col=4 ;; put_refused) col=5 ;; hits) col=6 ;; misses) col=7 ;;
-	flushes) col=8 ;;
-	esac
-	awk -v d="$(basename $DATA)" -v c=$col \
-		'$3 == d {print $c; f = 1} END {if (!f) print 0}' $DBG/precache
-}
+pc() { kv_where $DBG/precache device "$(basename $DATA)" "$1"; }
 
 # pc_has_pool: the data disk's filesystem has a precache pool now.
-pc_has_pool() { grep -q " $(basename $DATA) " $DBG/precache; }
+pc_has_pool() { grep -q " device $(basename $DATA) " $DBG/precache; }
 
 # evict [FILE]: write back, then drop FILE's clean pages from the page
 # cache (POSIX_FADV_DONTNEED: the same removal path as drop_caches, which

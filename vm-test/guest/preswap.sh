@@ -10,18 +10,13 @@
 # ps_held: pages preswap holds now (vm.preswap).
 ps_held() { cat /proc/sys/vm/preswap; }
 
-# ps_total COLUMN: a column summed over the areas in the preswap listing
+# ps_total KEY: a counter summed over the swap areas in the preswap file
 # (slots held puts put_refused gets get_misses flushes moved_out
 # written_back).
-ps_total() {
-	local col
-	case $1 in
-	held) col=3 ;; puts) col=4 ;; put_refused) col=5 ;; gets) col=6 ;;
-	get_misses) col=7 ;; flushes) col=8 ;; moved_out) col=9 ;;
-	written_back) col=10 ;;
-	esac
-	awk -v c=$col 'NR > 2 {s += $c} END {print s + 0}' $DBG/preswap
-}
+ps_total() { kv_sum $DBG/preswap type "$1"; }
+
+# ps_refused_cgroup: puts refused by a cgroup's limits (preswap's first line)
+ps_refused_cgroup() { kv_sum $DBG/preswap pool refused_cgroup; }
 
 # A workload twice the size of its cgroup's limit swaps through preswap:
 # data intact, pages stored and served, and the swap device is written only
@@ -196,7 +191,7 @@ test_preswap_areas() {
 	modprobe zram && echo 64M >/sys/block/zram0/disksize &&
 		mkswap -q /dev/zram0 >/dev/null
 	swapon -p 10 /dev/zram0 && swapon -p 5 $sf && swapon -p 1 $SWAP
-	n=$(awk 'NR > 2' $DBG/preswap | wc -l)
+	n=$(grep -c '^type ' $DBG/preswap)
 	[ "$n" = 3 ]
 	ok $? "three swap areas on, each with a preswap bitmap ($n)"
 	$TOOLS/memcheck -m 32 -g 3 -p >/tmp/mc.out 2>&1 &
@@ -300,10 +295,7 @@ test_preswap_writeback() {
 
 # ps_cgroup INO FIELD: a field (pages, bytes, refused) of the cgroup whose
 # directory has inode INO in debugfs preswap_cgroups (0 if it has no line).
-ps_cgroup() {
-	awk -v i="$1" -v f="$2" '$4 == i {for (n = 1; n < NF; n += 2) if ($n == f) v = $(n + 1)}
-		END {print v + 0}' $DBG/preswap_cgroups
-}
+ps_cgroup() { kv_where $DBG/preswap_cgroups ino "$1" "$2"; }
 
 # memstat CGROUP KEY: a line of the cgroup's memory.stat
 memstat() { awk -v k="$2" '$1 == k {print $2}' "/sys/fs/cgroup/$1/memory.stat"; }
@@ -365,13 +357,13 @@ test_preswap_cgroup() {
 	swapon $SWAP
 	mkdir -p $cg/cgnone
 	echo 0 >$cg/cgnone/memory.zswap.max
-	p0=$(ps_total puts) rc0=$(awk '{print $8; exit}' $DBG/preswap)
+	p0=$(ps_total puts) rc0=$(ps_refused_cgroup)
 	run "48 MiB in a 32M cgroup with memory.zswap.max = 0: intact" \
 		in_cgroup cgnone 32M $TOOLS/memcheck -m 48
 	ino=$(stat -c %i $cg/cgnone)
 	[ "$(ps_total puts)" = "$p0" ] && [ "$(ps_cgroup "$ino" pages)" = 0 ] &&
-		[ "$(awk '{print $8; exit}' $DBG/preswap)" -gt "$rc0" ]
-	ok $? "preswap took none of its pages (puts $p0 -> $(ps_total puts), refused for cgroups $rc0 -> $(awk '{print $8; exit}' $DBG/preswap))"
+		[ "$(ps_refused_cgroup)" -gt "$rc0" ]
+	ok $? "preswap took none of its pages (puts $p0 -> $(ps_total puts), refused for cgroups $rc0 -> $(ps_refused_cgroup))"
 
 	# an 8 MiB store shared by two 8M cgroups
 	echo 2048 >$mp

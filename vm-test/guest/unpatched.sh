@@ -33,6 +33,9 @@ grep -q "tmem-dkms: kernel $k lacks the tmem hooks" /tmp/apt.out &&
 ok $? "the package names $k as lacking the hooks and points to README.Debian, which is there ($doc)"
 [ -z "$(find /lib/modules -name 'tmem*.ko*')" ] && ! modinfo tmem >/dev/null 2>&1
 ok $? "no tmem module for modprobe to find"
+tmemstat >/tmp/ts.out 2>&1
+[ $? = 1 ] && grep -q "tmemstat: kernel $k has no tmem hooks: it needs the tmem patch" /tmp/ts.out
+ok $? "tmemstat says this kernel lacks the hooks: $(cat /tmp/ts.out)"
 ls /usr/share/doc/tmem-dkms/README.Debian* >/dev/null &&
 	ls /usr/share/tmem-dkms/kernel-patch/*.patch >/dev/null
 ok $? "the package still ships its README.Debian and the kernel patches"
