@@ -445,7 +445,7 @@ upgrade_install_finish() {
 # every test, in order; CHECK_TESTS on the host (05-boot.sh writes it to
 # /payload/check-tests) runs a subset instead, for work on one area
 tests="test_kunit test_precache_hooks test_precache_reread
-	test_precache_coherency test_preswap_hooks test_preswap_store
+	test_precache_coherency test_precache_doomed test_preswap_hooks test_preswap_store
 	test_preswap_compress test_preswap_ram_backend test_preswap_areas test_preswap_cgroup test_tmemstat
 	test_preswap_shrink_sticks test_preswap_writeback test_preswap_lost_page
 	test_precache_vfat_aio upgrade_install_finish test_reload_with_swap_on
