@@ -305,8 +305,8 @@ static unsigned long preswap_memcg_limit(struct mem_cgroup *memcg)
 {
 	unsigned long limit = PAGE_COUNTER_MAX;
 
-	for (; memcg && !mem_cgroup_is_root(memcg);
-	     memcg = parent_mem_cgroup(memcg))
+	/* (the root's is PAGE_COUNTER_MAX: no limit) */
+	for (; memcg; memcg = parent_mem_cgroup(memcg))
 		limit = min(limit, READ_ONCE(memcg->memory.max));
 	return limit;
 }
