@@ -24,14 +24,6 @@
  * invalidate_bdev flushes every filesystem on that device; umount destroys
  * the pool.
  *
- * Doomed pages are not put: a page leaving the page cache because its
- * inode is being evicted (I_FREEING: unlink of the last link, the icache
- * shrinker, drop_caches=2) or because it lies wholly past the end of the
- * file (truncate) would be flushed again at once by the flush of the
- * whole inode that follows; such a put is a flush, counted as
- * puts_avoided, and costs no copy (nor the compression, with interrupts
- * off).
- *
  * O_DIRECT writes in flight: while an inode has direct I/O in flight
  * (inode->i_dio_count, held from submission until after the kernel's
  * post-write invalidation and precache flush), a put of one of its pages is
@@ -83,7 +75,6 @@ struct precache_fs {
 	struct list_head dead;		/* on a local list while being dropped */
 	/* deliberately racy counters: statistics only */
 	unsigned long puts, put_refused, hits, misses, flushes;
-	unsigned long puts_avoided;	/* doomed pages (see top) */
 };
 
 static LIST_HEAD(precache_fs_list);
@@ -195,21 +186,10 @@ static bool precache_wanted(struct inode *inode)
 	       !IS_VERITY(inode) && READ_ONCE(precache_enabled);
 }
 
-/*
- * Would the copy be flushed at once (see top)? Racy reads, under the
- * mapping's i_pages lock: a missed case only costs a put and its flush.
- */
-static bool precache_doomed(struct inode *inode, struct folio *folio)
-{
-	return (READ_ONCE(inode->i_state) & I_FREEING) ||
-	       folio->index >= DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE);
-}
-
 int precache_put(struct address_space *mapping, struct folio *folio)
 {
 	struct inode *inode = mapping->host;
 	struct precache_fs *fs;
-	bool doomed = false;
 	int ret = -ENOSPC;
 
 	if (!inode || !precache_wanted(inode) ||
@@ -222,10 +202,7 @@ int precache_put(struct address_space *mapping, struct folio *folio)
 
 	rcu_read_lock();
 	fs = precache_fs_find(inode->i_sb);
-	if (fs && precache_doomed(inode, folio)) {
-		fs->puts_avoided++;
-		doomed = true;
-	} else if (fs) {
+	if (fs) {
 		ret = tmem_put_page(fs->pool_id, inode->i_ino, folio->index,
 				    &folio->page);
 		if (ret)
@@ -234,8 +211,6 @@ int precache_put(struct address_space *mapping, struct folio *folio)
 			fs->puts++;
 	}
 	rcu_read_unlock();
-	if (doomed)	/* no older copy of the handle may stay either */
-		return precache_flush_page(mapping, folio);
 	return ret;
 }
 
@@ -368,10 +343,9 @@ static int precache_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(fs, &precache_fs_list, list)
-		seq_printf(m, "pool %d type %s device %s puts %lu put_refused %lu hits %lu misses %lu flushes %lu puts_avoided %lu\n",
+		seq_printf(m, "pool %d type %s device %s puts %lu put_refused %lu hits %lu misses %lu flushes %lu\n",
 			   fs->pool_id, fs->type, fs->device, fs->puts,
-			   fs->put_refused, fs->hits, fs->misses, fs->flushes,
-			   fs->puts_avoided);
+			   fs->put_refused, fs->hits, fs->misses, fs->flushes);
 	rcu_read_unlock();
 	return 0;
 }
