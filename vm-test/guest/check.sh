@@ -283,7 +283,7 @@ test_final_unload() {
 # numbers, and the errors a user can hit say what to do. (The JSON is parsed
 # strictly by the host-side test, vm-test/tmemstat-test.sh.)
 test_tmemstat() {
-	local before after raw js puts held
+	local before after raw js held
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for the tmemstat test"; return; }
 	# 16 MiB pushed out to preswap (MADV_PAGEOUT), held while tmemstat reads
@@ -291,25 +291,30 @@ test_tmemstat() {
 	$TOOLS/memcheck -m 16 -p -r /tmp/ts.ready -w /tmp/ts.go >/tmp/ts.mc 2>&1 &
 	local pid=$!
 	while [ ! -e /tmp/ts.ready ]; do sleep 0.5; done
-	before=$(cat $DBG/stats $DBG/preswap)
+	# preswap's records stand still while the workload waits (the store's
+	# stats do not: the root filesystem has a precache pool too)
+	before=$(cat $DBG/preswap)
 	raw=$(tmemstat --raw)
-	after=$(cat $DBG/stats $DBG/preswap)
-	puts=$(awk '$1 == "puts" {print $2}' $DBG/stats) held=$(ps_held)
+	after=$(cat $DBG/preswap)
+	held=$(ps_held)
 	[ "$before" = "$after" ] &&
-		[ "$(printf '%s\n' "$raw" | grep '^stats \|^preswap ' | sed 's/^[a-z_]* //')" = "$after" ]
-	ok $? "tmemstat --raw prints the stats and preswap records exactly ($held pages held)"
+		[ "$(printf '%s\n' "$raw" | grep '^preswap ' | sed 's/^preswap //')" = "$after" ] &&
+		[ "$(printf '%s\n' "$raw" | grep -c '^stats ')" = "$(wc -l <$DBG/stats)" ]
+	ok $? "tmemstat --raw prints preswap's records exactly and every stats line ($held pages held)"
 	tmemstat >/tmp/ts.out 2>&1
-	[ $? = 0 ] && grep -q "^  puts  *$puts," /tmp/ts.out &&
+	[ $? = 0 ] && grep -q "^  puts  *[0-9]*," /tmp/ts.out &&
 		grep -q "^$SWAP  *[0-9]*  *$held " /tmp/ts.out && grep -q '^  hit ratio ' /tmp/ts.out
-	ok $? "tmemstat's table: the store's puts ($puts) and a row for $SWAP holding $held pages"
+	ok $? "tmemstat's table: the store's puts and a row for $SWAP holding $held pages"
 	sed 's/^/#   /' /tmp/ts.out >&3
 	js=$(tmemstat --json)
-	printf '%s' "$js" | grep -q "\"puts\": $puts[,}]" &&
-		printf '%s' "$js" | grep -q "\"held\": $held[,}]"
-	ok $? "tmemstat --json carries the same puts and held"
-	timeout 3 tmemstat -w 1 --raw >/tmp/ts.w 2>&1
-	[ "$(grep -c '^stats puts ' /tmp/ts.w)" -ge 2 ]
-	ok $? "tmemstat -w 1 prints again each second ($(grep -c '^stats puts ' /tmp/ts.w) times in 3 s)"
+	printf '%s' "$js" | grep -q "\"held\": $held, \"refused_cgroup\"" &&
+		printf '%s' "$js" | grep -q "\"type\": 0, \"slots\": [0-9]*, \"held\": $held,"
+	ok $? "tmemstat --json carries the same pages held (preswap and its swap area)"
+	# (each print forks a few processes: about 0.3 s each on this
+	# debug kernel under TCG)
+	timeout 20 tmemstat -w 1 --raw >/tmp/ts.w 2>&1
+	[ "$(grep -c '^stats puts ' /tmp/ts.w)" -ge 3 ]
+	ok $? "tmemstat -w 1 prints again and again ($(grep -c '^stats puts ' /tmp/ts.w) times in 20 s)"
 	unshare -m sh -c 'umount /sys/kernel/debug && tmemstat' >/tmp/ts.out 2>&1
 	[ $? = 1 ] && grep -q 'debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)' /tmp/ts.out
 	ok $? "without debugfs it says how to mount it: $(cat /tmp/ts.out)"
