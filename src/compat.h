@@ -23,10 +23,15 @@
  * Swap entry of a page in the swap cache: page_private() on 6.1 (set for
  * every subpage), page_swap_entry() from 6.6 on (folio->swap).
  *
- * Memory cgroup of a swapped page (preswap's charge, where the kernel patch
- * exports the zswap charge API: TMEM_MEMCG_CHARGE): 6.1 has
- * get_obj_cgroup_from_page(), 6.12 get_obj_cgroup_from_folio(); 6.8 added
- * memory.zswap.writeback (struct mem_cgroup's zswap_writeback field).
+ * Memory cgroup charges (preswap): the kernel patch exports zswap's charge
+ * API wherever the kernel has it, i.e. with CONFIG_ZSWAP and memcg kmem
+ * accounting (CONFIG_MEMCG_KMEM before 6.10, part of CONFIG_MEMCG since).
+ * The 6.1 patch's <linux/tmem.h> says so with TMEM_MEMCG_CHARGE; the 6.12
+ * patch's tests CONFIG_MEMCG_KMEM, which 6.10 removed, so from 6.10 on the
+ * module tests the configuration itself. Either way: TMEM_CHARGE. The
+ * page's cgroup: get_obj_cgroup_from_page() on 6.1,
+ * get_obj_cgroup_from_folio() on 6.12; 6.8 added memory.zswap.writeback
+ * (struct mem_cgroup's zswap_writeback field).
  */
 #ifndef TMEM_COMPAT_H
 #define TMEM_COMPAT_H
@@ -151,7 +156,14 @@ static inline void *tmem_shrinker_priv(struct shrinker *s)
 
 #endif /* 6.7 */
 
-#ifdef TMEM_MEMCG_CHARGE
+#include <linux/tmem.h>
+#if defined(TMEM_MEMCG_CHARGE) || \
+	(TMEM_KERNEL_SINCE(6, 10, 0) && defined(CONFIG_MEMCG) && \
+	 defined(CONFIG_ZSWAP) && defined(CONFIG_TMEM))
+#define TMEM_CHARGE
+#endif
+
+#ifdef TMEM_CHARGE
 #include <linux/memcontrol.h>
 static inline struct obj_cgroup *tmem_page_objcg(struct page *page)
 {

@@ -41,7 +41,8 @@
  *   use"): swapoff, or vm.preswap = 0, empties it first.
  *
  * Memory cgroups. Where the kernel exports zswap's charge API (the patch
- * does, with CONFIG_MEMCG_KMEM and CONFIG_ZSWAP: TMEM_MEMCG_CHARGE), each
+ * does, with CONFIG_ZSWAP and memcg kmem accounting: TMEM_CHARGE in
+ * compat.h), each
  * stored page is charged to the memory cgroup that owned it, as zswap
  * charges its own: the bytes the page takes in the store count in the
  * cgroup's memory.current and in memory.stat's "zswap" and "zswapped"
@@ -77,7 +78,7 @@
  *   cgroup_max_percent (module parameter, 1-100, default 50): the most a
  *       memory cgroup may hold in preswap, in percent of its memory.max
  *       (the lowest on its path to the root); no limit for a cgroup without
- *       one. Needs TMEM_MEMCG_CHARGE.
+ *       one. Needs TMEM_CHARGE.
  *   /sys/kernel/debug/tmem/fail_preswap_put, fail_preswap_get: fault
  *       attributes that make puts fail (as if tmem were full) or gets of a
  *       held page fail (as if the backend could not read it back); tests
@@ -137,7 +138,7 @@ struct preswap_area {
 	unsigned long *map;		/* bit per slot: data is in tmem */
 	unsigned long *moved;		/* bit per slot: shrink moved it out */
 	u8 *age;			/* per slot: generation of its put */
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	/*
 	 * Per held slot: the cgroup charged (a reference, NULL if none), the
 	 * bytes charged and the memcg id counted in preswap_memcgs. Written
@@ -166,7 +167,7 @@ static atomic_t preswap_shrink_waiters;
 /* puts refused because the module was being unloaded (see preswap_exit) */
 static atomic_long_t preswap_refused_unloading;
 
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 /*
  * What preswap holds for one memory cgroup, in preswap_memcgs by memcg id.
  * The id stays the cgroup's while any of its pages is swapped out (the
@@ -277,7 +278,7 @@ static void preswap_hold(struct preswap_area *area, pgoff_t offset)
 	}
 }
 
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 /*
  * Uncharge slot @offset, whose bit the caller just cleared. Any context
  * (the slot-free hook runs under the swap area's spinlock): the uncharge
@@ -434,7 +435,7 @@ static void preswap_free_area(struct preswap_area *area)
 	kvfree(area->map);
 	kvfree(area->moved);
 	kvfree(area->age);
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	kvfree(area->objcg);
 	kvfree(area->charged);
 	kvfree(area->memcg_id);
@@ -458,7 +459,7 @@ int preswap_init_area(unsigned int type, unsigned long pages)
 	area->map = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
 	area->moved = kvcalloc(BITS_TO_LONGS(pages), sizeof(long), GFP_KERNEL);
 	area->age = kvmalloc(pages, GFP_KERNEL);
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	area->objcg = kvcalloc(pages, sizeof(*area->objcg), GFP_KERNEL);
 	area->charged = kvcalloc(pages, sizeof(*area->charged), GFP_KERNEL);
 	area->memcg_id = kvcalloc(pages, sizeof(*area->memcg_id), GFP_KERNEL);
@@ -547,8 +548,10 @@ int preswap_put(struct page *page)
 	unsigned int type = swp_type(entry);
 	pgoff_t offset = swp_offset(entry);
 	long i, nr = compound_nr(page);
+#ifdef TMEM_CHARGE
 	struct obj_cgroup *objcg = NULL, *charge = NULL;
 	struct preswap_memcg *pm = NULL;
+#endif
 	struct preswap_area *area;
 	bool unloading, moved;
 	unsigned int size = 0;
@@ -561,7 +564,7 @@ int preswap_put(struct page *page)
 	 * can never be freed with the module (see preswap_held_inc()).
 	 */
 	unloading = !try_module_get(THIS_MODULE);
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	/* may sleep briefly: before the RCU section */
 	if (!unloading && nr == 1 && READ_ONCE(preswap_enabled))
 		admit = preswap_memcg_admit(page, &objcg, &pm);
@@ -588,7 +591,7 @@ int preswap_put(struct page *page)
 		area->put_refused++;
 		goto out;
 	}
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	if (objcg) {	/* the slot takes the reference; charged below */
 		size = preswap_memcg_record(area, offset, objcg, pm, size);
 		charge = objcg;
@@ -599,7 +602,7 @@ int preswap_put(struct page *page)
 	area->puts++;
 out:
 	rcu_read_unlock();
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	if (objcg)	/* admitted, not stored */
 		obj_cgroup_put(objcg);
 	if (charge) {
@@ -836,7 +839,7 @@ static int preswap_oldest_gen(void)
 static bool preswap_slot_may_writeback(struct preswap_area *area,
 				       unsigned long offset)
 {
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	struct obj_cgroup *objcg = READ_ONCE(area->objcg[offset]);
 
 	if (objcg && !tmem_memcg_may_writeback(obj_cgroup_memcg(objcg)))
@@ -1015,11 +1018,11 @@ DEFINE_SHOW_ATTRIBUTE(preswap);
  * preswap_cgroups: a line per memory cgroup preswap has stored for, as
  * key-value pairs: memcg id, inode number of its cgroup directory (stat -c
  * %i), pages and bytes held (charged) now, puts refused for it. Empty when
- * the kernel has no charge API (TMEM_MEMCG_CHARGE).
+ * the kernel has no charge API (TMEM_CHARGE).
  */
 static int preswap_cgroups_show(struct seq_file *m, void *v)
 {
-#ifdef TMEM_MEMCG_CHARGE
+#ifdef TMEM_CHARGE
 	struct preswap_memcg *pm;
 	unsigned long id;
 
