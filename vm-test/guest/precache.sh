@@ -83,8 +83,8 @@ test_precache_doomed() {
 	local p i
 	precache_mount || { ok 1 "mount for the doomed-pages test"; return; }
 	mkdir -p $MNT/tree
-	for i in $(seq 64); do
-		text_data 1 $MNT/tree/f$i
+	for i in $(seq 8); do
+		text_data 4 $MNT/tree/f$i
 	done
 	evict
 	cat $MNT/tree/f* >/dev/null	# read from disk: cached and mapped to disk
@@ -93,7 +93,7 @@ test_precache_doomed() {
 	rm -rf $MNT/tree
 	sync
 	pc_has_pool && [ "$(pc puts)" = "$p" ]
-	ok $? "rm -rf of 64 MiB of cached files puts nothing into precache (puts $p -> $(pc puts))"
+	ok $? "rm -rf of 32 MiB of cached files puts nothing into precache (puts $p -> $(pc puts))"
 	text_data 16 $MNT/t
 	evict $MNT/t
 	cat $MNT/t >/dev/null

@@ -49,7 +49,7 @@ test_preswap_store() {
 		$TOOLS/memcheck -m 32 -g 2 -p -f
 	echo always >/sys/kernel/mm/transparent_hugepage/enabled
 	run "transparent huge pages swapped out and back intact" \
-		in_cgroup work $lim $TOOLS/memcheck -m $m -g 2 -H
+		in_cgroup work $lim $TOOLS/memcheck -m $m -H
 	echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
 
 	# injected store failures while pages are rewritten and pushed out
@@ -359,8 +359,8 @@ test_preswap_cgroup() {
 	mkdir -p $cg/cgnone
 	echo 0 >$cg/cgnone/memory.zswap.max
 	p0=$(ps_total puts) rc0=$(ps_refused_cgroup)
-	run "48 MiB in a 32M cgroup with memory.zswap.max = 0: intact" \
-		in_cgroup cgnone 32M $TOOLS/memcheck -m 48
+	run "24 MiB in a 16M cgroup with memory.zswap.max = 0: intact" \
+		in_cgroup cgnone 16M $TOOLS/memcheck -m 24
 	ino=$(stat -c %i $cg/cgnone)
 	[ "$(ps_total puts)" = "$p0" ] && [ "$(ps_cgroup "$ino" pages)" = 0 ] &&
 		[ "$(ps_refused_cgroup)" -gt "$rc0" ]
@@ -369,10 +369,10 @@ test_preswap_cgroup() {
 	# an 8 MiB store shared by two 8M cgroups
 	echo 2048 >$mp
 	rm -f /tmp/cg.ready /tmp/cg.go /tmp/cg2.ready /tmp/cg2.go
-	in_cgroup cgfirst 8M $TOOLS/memcheck -m 64 -r /tmp/cg.ready -w /tmp/cg.go >/tmp/cg.out 2>&1 &
+	in_cgroup cgfirst 8M $TOOLS/memcheck -m 32 -r /tmp/cg.ready -w /tmp/cg.go >/tmp/cg.out 2>&1 &
 	pid=$!
 	wait_file /tmp/cg.ready
-	in_cgroup cgsecond 8M $TOOLS/memcheck -m 64 -s 7 -r /tmp/cg2.ready -w /tmp/cg2.go >/tmp/cg2.out 2>&1 &
+	in_cgroup cgsecond 8M $TOOLS/memcheck -m 32 -s 7 -r /tmp/cg2.ready -w /tmp/cg2.go >/tmp/cg2.out 2>&1 &
 	pid2=$!
 	wait_file /tmp/cg2.ready
 	ino=$(stat -c %i $cg/cgfirst) ino2=$(stat -c %i $cg/cgsecond)
