@@ -157,8 +157,8 @@ test_preswap_ram_backend() {
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for the RAM backend test"; return; }
 	p=$(ps_total puts)
-	run "backend=ram: 48 MiB in a 32M cgroup, 2 generations, intact" \
-		in_cgroup work 32M $TOOLS/memcheck -m 48 -g 2
+	run "backend=ram: 40 MiB in a 32M cgroup, 2 generations, intact" \
+		in_cgroup work 32M $TOOLS/memcheck -m 40 -g 2
 	[ "$(ps_total puts)" -gt "$p" ]
 	ok $? "backend=ram stored pages ($p -> $(ps_total puts) puts)"
 	if [ -d $fa ]; then
@@ -167,11 +167,11 @@ test_preswap_ram_backend() {
 		echo 3 >$fa/interval
 		echo 100 >$fa/probability
 		run "backend=ram: injected put failures during 3 generations of rewrites: intact" \
-			$TOOLS/memcheck -m 32 -g 3 -p
+			$TOOLS/memcheck -m 16 -g 3 -p
 		echo 0 >$fa/probability
 	fi
 	run "backend=ram: fork-shared pages read by parent and child: intact" \
-		$TOOLS/memcheck -m 32 -g 2 -p -f
+		$TOOLS/memcheck -m 16 -g 2 -p -f
 	[ "$(ps_total get_misses)" = 0 ]
 	ok $? "backend=ram: no held page ever missed (get_misses $(ps_total get_misses))"
 	swapoff $SWAP
