@@ -25,11 +25,9 @@
  *
  * Memory cgroup charges (preswap): the kernel patch exports zswap's charge
  * API wherever the kernel has it, i.e. with CONFIG_ZSWAP and memcg kmem
- * accounting (CONFIG_MEMCG_KMEM before 6.10, part of CONFIG_MEMCG since).
- * The 6.1 patch's <linux/tmem.h> says so with TMEM_MEMCG_CHARGE; the 6.12
- * patch's tests CONFIG_MEMCG_KMEM, which 6.10 removed, so from 6.10 on the
- * module tests the configuration itself. Either way: TMEM_CHARGE. The
- * page's cgroup: get_obj_cgroup_from_page() on 6.1,
+ * accounting (CONFIG_MEMCG_KMEM before 6.10, part of CONFIG_MEMCG since):
+ * TMEM_CHARGE, tested on the configuration (and CONFIG_TMEM: a kernel
+ * with the patch). The page's cgroup: get_obj_cgroup_from_page() on 6.1,
  * get_obj_cgroup_from_folio() on 6.12; 6.8 added memory.zswap.writeback
  * (struct mem_cgroup's zswap_writeback field).
  */
@@ -156,10 +154,9 @@ static inline void *tmem_shrinker_priv(struct shrinker *s)
 
 #endif /* 6.7 */
 
-#include <linux/tmem.h>
-#if defined(TMEM_MEMCG_CHARGE) || \
-	(TMEM_KERNEL_SINCE(6, 10, 0) && defined(CONFIG_MEMCG) && \
-	 defined(CONFIG_ZSWAP) && defined(CONFIG_TMEM))
+#if defined(CONFIG_TMEM) && defined(CONFIG_ZSWAP) && \
+	(defined(CONFIG_MEMCG_KMEM) || \
+	 (TMEM_KERNEL_SINCE(6, 10, 0) && defined(CONFIG_MEMCG)))
 #define TMEM_CHARGE
 #endif
 

@@ -19,10 +19,10 @@ for f in "$REPO"/src/*.[ch]; do
 done
 for p in "$REPO"/kernel-patch/*.patch; do
 	"$cp" --no-tree --quiet --show-types --ignore FILE_PATH_CHANGES "$p" || rc=1
-	# the budget counts changed lines that are not comment-only or blank
+	# the budget counts changed lines that are not comment-only (blank ones count)
 	n=$(sed -n '/^---$/,$p' "$p" | grep -E '^[+-]' | grep -vE '^(\+\+\+|---)( |$)' |
-		grep -vE '^[+-][[:space:]]*(/\*|\*|//)' | grep -cvE '^[+-][[:space:]]*$')
-	echo "$(basename "$p"): $n changed lines, comment-only and blank lines not counted (budget 180)"
+		grep -vE '^[+-][[:space:]]*(/\*|\*|//)' | grep -c .)
+	echo "$(basename "$p"): $n changed lines, comment-only lines not counted (budget 180)"
 	[ "$n" -le 180 ] || rc=1
 done
 [ $rc = 0 ] && echo "checkpatch: clean"
