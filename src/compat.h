@@ -91,8 +91,8 @@ typedef unsigned long (*tmem_shrink_fn)(struct shrinker *,
 #if TMEM_KERNEL_SINCE(6, 7, 0)
 
 static inline struct shrinker *
-tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, void *priv,
-		     const char *name)
+tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, int seeks,
+		     void *priv, const char *name)
 {
 	struct shrinker *s = shrinker_alloc(0, "%s", name);
 
@@ -100,6 +100,7 @@ tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, void *priv,
 		return NULL;
 	s->count_objects = count;
 	s->scan_objects = scan;
+	s->seeks = seeks;
 	s->private_data = priv;
 	shrinker_register(s);
 	return s;
@@ -123,8 +124,8 @@ struct tmem_shrinker {
 };
 
 static inline struct shrinker *
-tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, void *priv,
-		     const char *name)
+tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, int seeks,
+		     void *priv, const char *name)
 {
 	struct tmem_shrinker *ts = kzalloc(sizeof(*ts), GFP_KERNEL);
 
@@ -132,7 +133,7 @@ tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, void *priv,
 		return NULL;
 	ts->s.count_objects = count;
 	ts->s.scan_objects = scan;
-	ts->s.seeks = DEFAULT_SEEKS;
+	ts->s.seeks = seeks;
 	ts->priv = priv;
 	if (register_shrinker(&ts->s, "%s", name)) {
 		kfree(ts);

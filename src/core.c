@@ -23,8 +23,19 @@
  * the allocator's granularity; a RAM copy a page), and a same-filled page
  * (one machine word repeated, zero included) is kept as that word alone in
  * the core's own slot and charged TMEM_SAME_CHARGE bytes, the metadata it
- * costs.  The shrinker counts and frees ephemeral memory in units of pages
- * of those bytes.
+ * costs.
+ * The shrinker ages precache as the kernel ages the page cache it extends:
+ * it counts the ephemeral memory held in pages, says such a page costs what
+ * an LRU page does to recreate (seeks = TMEM_SHRINK_SEEKS, 4, for which
+ * shrink_slab() scans count >> priority per pass, as shrink_lruvec() scans
+ * an LRU list of that many pages), and each unit scanned drops one stored
+ * page, the oldest, as each page scanned off a file LRU drops one page of
+ * cache.  So a pass costs the same future disk reads per page of memory in
+ * precache as per page of page cache.  (It counted and freed pages of
+ * memory with DEFAULT_SEEKS before: with lz4's ~3 pages per page of memory
+ * that dropped about 5x more stored pages per pass, and a victim cache
+ * refilled only by the page cache's own evictions stayed at a third of its
+ * limit.)
  * When the store is full, a put (ephemeral or persistent) first evicts the
  * least recently put ephemeral pages of the store, as Xen tmem did; when
  * none can be evicted the put is refused.  Persistent pages are never
@@ -128,6 +139,7 @@
 #define TMEM_FULL_SLACK_SHARE	64
 /* Entries evicted per hold of lru_lock; entries passed over per hold. */
 #define TMEM_EVICT_CHUNK	32
+#define TMEM_SHRINK_SEEKS	4	/* see the shrinker, above */
 #define TMEM_EVICT_SKIP		64
 /* Single-page evictions a put tries before it gives up. */
 #define TMEM_EVICT_TRIES	8
@@ -743,21 +755,23 @@ EXPORT_SYMBOL_NS_GPL(tmem_drain, TMEM);
 
 /*
  * Evict ephemeral pages of @s, least recently put first, until at least
- * @bytes of charge are freed (at least one page if @bytes > 0), counting
- * them as @why.  Caller holds no bucket lock.  Takes lru_lock and each
+ * @bytes of charge are freed (at least one page if @bytes > 0) or as many
+ * pages as @pages are evicted, counting them as @why; *@evicted (if not
+ * NULL) gets the number of pages.  Caller holds no bucket lock.  Takes lru_lock and each
  * victim's bucket lock by trylock (the reverse of the usual order); an entry
  * whose bucket is busy, or whose object or pool is being torn down by
  * another thread (which will free it), is passed over.
  * Return: bytes freed.
  */
 static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
+				 unsigned long pages, unsigned long *evicted,
 				 enum tmem_stat_item why)
 {
 	struct tmem_entry *e, *tmp;
-	unsigned long done = 0, flags;
+	unsigned long done = 0, count = 0, flags;
 	LIST_HEAD(victims);
 
-	while (done < bytes) {
+	while (done < bytes && count < pages) {
 		unsigned long n = 0, skipped = 0;
 
 		spin_lock_irqsave(&s->lru_lock, flags);
@@ -767,7 +781,7 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
 			struct tmem_pool *p = o->pool;
 
 			if (n == TMEM_EVICT_CHUNK || done >= bytes ||
-			    skipped == TMEM_EVICT_SKIP)
+			    count == pages || skipped == TMEM_EVICT_SKIP)
 				break;
 			if (!spin_trylock(&b->lock)) {
 				skipped++;
@@ -789,6 +803,7 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
 			spin_unlock(&b->lock);
 			done += e->size;
 			n++;
+			count++;
 		}
 		spin_unlock_irqrestore(&s->lru_lock, flags);
 		if (!n)
@@ -796,6 +811,8 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
 	}
 	list_for_each_entry_safe(e, tmp, &victims, lru)
 		entry_free(s, e);
+	if (evicted)
+		*evicted = count;
 	return done;
 }
 
@@ -806,7 +823,8 @@ static int store_make_room(struct tmem_store *s)
 
 	while (store_full(s)) {
 		if (tries++ == TMEM_EVICT_TRIES ||
-		    !store_evict(s, 1, TMEM_STAT_EVICTED))
+		    !store_evict(s, 1, ULONG_MAX, NULL,
+					 TMEM_STAT_EVICTED))
 			return -ENOSPC;
 	}
 	return 0;
@@ -821,8 +839,10 @@ EXPORT_SYMBOL_NS_GPL(tmem_store_shrink_count, TMEM);
 unsigned long tmem_store_shrink_scan(struct tmem_store *s,
 				     unsigned long nr_to_scan)
 {
-	return DIV_ROUND_UP(store_evict(s, nr_to_scan << PAGE_SHIFT,
-					TMEM_STAT_SHRUNK), PAGE_SIZE);
+	unsigned long evicted;
+
+	store_evict(s, ULONG_MAX, nr_to_scan, &evicted, TMEM_STAT_SHRUNK);
+	return evicted;
 }
 EXPORT_SYMBOL_NS_GPL(tmem_store_shrink_scan, TMEM);
 
@@ -1447,7 +1467,8 @@ int tmem_core_init(struct dentry *debugfs_root)
 		goto fail;
 	}
 	s->shrinker = tmem_shrinker_create(tmem_shrinker_count,
-					   tmem_shrinker_scan, s, "tmem");
+					   tmem_shrinker_scan, TMEM_SHRINK_SEEKS,
+					   s, "tmem");
 	if (!s->shrinker) {
 		tmem_store_destroy(s);
 		goto fail;

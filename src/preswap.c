@@ -66,10 +66,12 @@
  *       until at most N are held. Invalid input is refused with -EINVAL.
  *   preswap_writeback (module parameter, default 0): write the oldest
  *       pages back to the swap device when the store is nearly full of
- *       preswap's pages; 0 lets the store fill up and refuse puts. Off by
- *       default: a written-back page waits, dirty in memory, until reclaim
- *       writes it, and on make bench's swap workload that cost more disk
- *       traffic than refusing (see README, Performance).
+ *       preswap's pages; 0 lets the store fill up and refuse puts. Each
+ *       page is read into the swap cache and written to the swap device at
+ *       once (the patch's tmem_preswap_writeback()). Off by default: on
+ *       make bench's swap workload, which reads pages back in the order it
+ *       wrote them, it costs more disk traffic than refusing (see README,
+ *       Performance).
  *   accept_threshold_percent (module parameter, 1-99, default 90, as
  *       zswap's): writeback starts when preswap's pages take half-way from
  *       this to 100 percent of the store's limit (95 by default) and stops

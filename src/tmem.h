@@ -245,8 +245,9 @@ unsigned int tmem_store_persistent_fill(struct tmem_store *store, bool exact);
 
 /*
  * What the shrinker callbacks do, callable directly (tests): count returns
- * the number of ephemeral pages; scan evicts up to @nr_to_scan of them,
- * oldest first, and returns how many it freed.  Never sleep.
+ * the memory the ephemeral pages take, in pages; scan evicts up to
+ * @nr_to_scan stored pages (not pages of memory), oldest first, and returns
+ * how many it evicted.  Never sleep.
  */
 unsigned long tmem_store_shrink_count(struct tmem_store *store);
 unsigned long tmem_store_shrink_scan(struct tmem_store *store,

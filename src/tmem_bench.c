@@ -6,8 +6,11 @@
  * limit, the cost of a put and of a get of one 4 KiB page with 1 K, 64 K
  * and 1 M pages stored (or the largest count that fits in the memory
  * available), next to a bare 4 KiB memcpy timed in the same run; then the
- * throughput of one thread against two concurrent threads on two CPUs.  It
- * prints a table to the kernel log, every line starting "tmem_bench:".
+ * throughput of 1, 2 and all online CPUs' threads on a full store, for an
+ * ephemeral and a persistent pool, puts, gets and a mix, beside the same
+ * threads doing bare memcpys (the ceiling the machine, or the emulator,
+ * allows).  It prints a table to the kernel log, every line starting
+ * "tmem_bench:".
  *
  * Columns: fill = ns per put while growing to the size; memcpy = a bare
  * 4 KiB memcpy; ram = the RAM backend alone (page allocation + copy + free,
@@ -16,7 +19,7 @@
  *
  * Puts replace pages at random handles among those stored (so the size
  * stays put) and gets read random stored pages; handles are spread over 64
- * objects, each thread using its own half of them in the thread runs.
+ * objects, each thread using its own share of them in the thread runs.
  *
  * Then the compressing backend, for each of lz4, lzo-rle and zstd, in a
  * private store of its own: ns per put and per get of a text page, for an
@@ -88,16 +91,22 @@ static u32 rnd(u64 *s)
 	return *s >> 32;
 }
 
-/* Handle number @r of the half @half (0, 1) or of all (-1) of @size. */
-static unsigned long pick(unsigned long size, u32 r, int half)
+/*
+ * Handle number @r of all of @size (@nshares <= 1), or of share @share of
+ * @nshares: the handles whose object number is @share modulo @nshares, so
+ * that concurrent threads never touch one handle (nor, mostly, one bucket).
+ */
+static unsigned long pick(unsigned long size, u32 r, int share, int nshares)
 {
-	unsigned long n = ((u64)r * size) >> 32;
+	unsigned long n = ((u64)r * size) >> 32, o;
 
-	if (half < 0)
+	if (nshares <= 1)
 		return n;
-	/* objects 0..31 for half 0, 32..63 for half 1 */
-	n = (n & ~(unsigned long)(NOBJ - 1)) | (n % (NOBJ / 2)) |
-		(half ? NOBJ / 2 : 0);
+	o = n % NOBJ;
+	o = o - o % nshares + share;
+	if (o >= NOBJ)
+		o -= nshares;
+	n = n - n % NOBJ + o;
 	return n < size ? n : n - NOBJ;
 }
 
@@ -162,7 +171,7 @@ static u64 fill(struct bench *b, unsigned long to)
 }
 
 /* @n random puts (replacing) or gets among the stored pages; ns*10/op. */
-static u64 run_ops(struct bench *b, unsigned long n, bool do_put, int half,
+static u64 run_ops(struct bench *b, unsigned long n, bool do_put,
 		   struct page *page, u64 seed, unsigned long *failed)
 {
 	u64 t0 = ktime_get_ns(), ns = 0, s = seed | 1;
@@ -170,7 +179,7 @@ static u64 run_ops(struct bench *b, unsigned long n, bool do_put, int half,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		h = pick(b->size, rnd(&s), half);
+		h = pick(b->size, rnd(&s), 0, 1);
 		if (do_put)
 			ret = tmem_put_page(b->pool, handle_oid(h),
 					    handle_index(h), page);
@@ -188,79 +197,6 @@ static u64 run_ops(struct bench *b, unsigned long n, bool do_put, int half,
 	return per_op10(ns + ktime_get_ns() - t0, n);
 }
 
-struct worker {
-	struct bench *b;
-	struct completion done;
-	struct page *page;
-	atomic_t *go;
-	int half;
-	u64 ns;			/* wall time of the worker's ops */
-	unsigned long failed;
-};
-
-/* Half puts, half gets, on the worker's half of the objects. */
-static int worker_fn(void *arg)
-{
-	struct worker *w = arg;
-	u64 t0;
-
-	atomic_dec(w->go);
-	while (atomic_read(w->go) > 0)
-		cpu_relax();
-	t0 = ktime_get_ns();
-	run_ops(w->b, ops, true, w->half, w->page, 0x1234 + w->half,
-		&w->failed);
-	run_ops(w->b, ops, false, w->half, w->page, 0x5678 + w->half,
-		&w->failed);
-	w->ns = ktime_get_ns() - t0;
-	kthread_complete_and_exit(&w->done, 0);
-}
-
-/* Run @nr workers on distinct CPUs; return the longest wall time, 0 on error. */
-static u64 run_threads(struct bench *b, int nr, unsigned long *failed)
-{
-	struct task_struct *t[2] = {};
-	struct worker w[2] = {};
-	atomic_t go;
-	int cpu = -1, i;
-	u64 ns = 0;
-	bool ok = true;
-
-	atomic_set(&go, nr);
-	for (i = 0; i < nr; i++) {
-		w[i].b = b;
-		w[i].half = i;
-		w[i].go = &go;
-		init_completion(&w[i].done);
-		w[i].page = alloc_page(GFP_KERNEL);
-		t[i] = kthread_create(worker_fn, &w[i], "tmem_bench/%d", i);
-		if (IS_ERR(t[i]) || !w[i].page) {
-			ok = false;
-			continue;
-		}
-		cpu = cpumask_next(cpu, cpu_online_mask);
-		kthread_bind(t[i], cpu);
-	}
-	for (i = 0; i < nr; i++) {
-		if (IS_ERR(t[i]))
-			continue;
-		if (ok)
-			wake_up_process(t[i]);
-		else
-			kthread_stop(t[i]);	/* never woken: never runs */
-	}
-	for (i = 0; i < nr; i++) {
-		if (ok) {
-			wait_for_completion(&w[i].done);
-			ns = max(ns, w[i].ns);
-			*failed += w[i].failed;
-		}
-		if (w[i].page)
-			__free_page(w[i].page);
-	}
-	return ok ? ns : 0;
-}
-
 /* a figure kept times 10, printed with one decimal */
 static const char *fmt10(char *buf, u64 v10)
 {
@@ -276,6 +212,214 @@ static u64 ratio10(u64 a10, u64 b10)
 	return b10 ? div64_u64(a10 * 10, b10) : 0;
 }
 
+/* ---- threads on a full store ------------------------------------------ */
+
+#define THREAD_STORE	16384	/* pages of the store the threads share */
+#define MAX_THREADS	8
+
+enum thread_op { OP_PUT, OP_GET, OP_MIX, OP_MEMCPY };
+static const char * const op_names[] = { "put", "get", "mix", "memcpy" };
+
+struct worker {
+	struct bench *b;
+	struct completion done;
+	struct page *page, *src;
+	atomic_t *go;
+	enum thread_op op;
+	bool ephemeral;
+	int share, nshares;
+	u64 ns;			/* wall time of the worker's ops */
+	unsigned long hits, misses;
+};
+
+/*
+ * One thread's @ops operations of kind w->op on its share of the handles.
+ * put: a put at a random handle (replacing; into a full ephemeral store it
+ * evicts the oldest page). get: a get at a random handle; in an ephemeral
+ * pool a hit takes the page out, so it is put back at once (the pair is
+ * the op) to keep the store full. mix: a put and a get at two random
+ * handles, alternately. memcpy: a bare 4 KiB copy, the ceiling the same
+ * threads reach with no tmem at all.
+ */
+static int worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct bench *b = w->b;
+	u64 s = 0x9e3779b9ULL * (w->share + 1) + w->op, t0;
+	void *to = page_address(w->page), *from = page_address(w->src);
+	unsigned long i, h;
+	int ret;
+
+	atomic_dec(w->go);
+	while (atomic_read(w->go) > 0)
+		cpu_relax();
+	t0 = ktime_get_ns();
+	for (i = 0; i < ops; i++) {
+		h = pick(b->size, rnd(&s), w->share, w->nshares);
+		switch (w->op) {
+		case OP_MIX:
+			if (i & 1)
+				goto get;
+			fallthrough;
+		case OP_PUT:
+			ret = tmem_put_page(b->pool, handle_oid(h),
+					    handle_index(h), w->src);
+			break;
+		case OP_GET:
+get:
+			ret = tmem_get_page(b->pool, handle_oid(h),
+					    handle_index(h), w->page);
+			if (!ret && w->ephemeral && w->op == OP_GET)
+				tmem_put_page(b->pool, handle_oid(h),
+					      handle_index(h), w->page);
+			break;
+		default:
+			memcpy(to, from, PAGE_SIZE);
+			barrier_data(to);
+			ret = 0;
+		}
+		if (ret)
+			w->misses++;
+		else
+			w->hits++;
+		if (!(i & RESCHED_MASK))
+			cond_resched();
+	}
+	w->ns = ktime_get_ns() - t0;
+	kthread_complete_and_exit(&w->done, 0);
+}
+
+/*
+ * Run @nr workers of @op on distinct CPUs, each @ops operations on its own
+ * share of the handles. Return: operations per ms of all of them together
+ * (over the longest worker's wall time), 0 on error; *@missp gets the
+ * operations that missed or were refused.
+ */
+static u64 run_threads(struct bench *b, int nr, enum thread_op op,
+		       bool ephemeral, unsigned long *missp)
+{
+	struct task_struct *t[MAX_THREADS] = {};
+	struct worker w[MAX_THREADS] = {};
+	atomic_t go;
+	int cpu = -1, i;
+	u64 ns = 0;
+	bool ok = true;
+
+	atomic_set(&go, nr);
+	*missp = 0;
+	for (i = 0; i < nr; i++) {
+		w[i] = (struct worker){ .b = b, .go = &go, .op = op,
+					.ephemeral = ephemeral, .share = i,
+					.nshares = nr };
+		init_completion(&w[i].done);
+		w[i].page = alloc_page(GFP_KERNEL);
+		w[i].src = alloc_page(GFP_KERNEL);
+		t[i] = kthread_create(worker_fn, &w[i], "tmem_bench/%d", i);
+		if (IS_ERR(t[i]) || !w[i].page || !w[i].src) {
+			ok = false;
+			continue;
+		}
+		memset(page_address(w[i].src), 0x5a + i, PAGE_SIZE);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		kthread_bind(t[i], cpu);
+	}
+	for (i = 0; i < nr; i++) {
+		if (IS_ERR(t[i]))
+			continue;
+		if (ok)
+			wake_up_process(t[i]);
+		else
+			kthread_stop(t[i]);	/* never woken: never runs */
+	}
+	for (i = 0; i < nr; i++) {
+		if (ok && !IS_ERR(t[i])) {
+			wait_for_completion(&w[i].done);
+			ns = max(ns, w[i].ns);
+			*missp += w[i].misses;
+		}
+		if (w[i].page)
+			__free_page(w[i].page);
+		if (w[i].src)
+			__free_page(w[i].src);
+	}
+	return ok && ns ? div64_u64((u64)nr * ops * NSEC_PER_MSEC, ns) : 0;
+}
+
+/*
+ * Threads: 1, 2 and every online CPU (at most MAX_THREADS) on a full
+ * store of THREAD_STORE pages (RAM backend), for an ephemeral pool (full:
+ * every new page evicts the oldest) and a persistent one (filled to 90 %,
+ * so that puts replace pages instead of being refused), then the memcpy
+ * ceiling. Prints ops/ms, the speedup over one thread, and ns per op of
+ * one thread over a 4 KiB memcpy's.
+ */
+static void bench_threads(void)
+{
+	static const enum thread_op kinds[] = { OP_PUT, OP_GET, OP_MIX };
+	int counts[3] = { 1, 2, min_t(int, num_online_cpus(), MAX_THREADS) };
+	int nc = counts[2] > 2 ? 3 : 2, k, c, e;
+	unsigned long miss;
+	u64 r[3], one_ns10, mc_ns10 = 0;
+	struct tmem_store *store;
+	struct bench b = {};
+	char f[3][24];
+
+	/* the ceiling first: it also gives the memcpy ns of one thread */
+	for (c = 0; c < nc; c++)
+		r[c] = run_threads(&b, counts[c], OP_MEMCPY, false, &miss);
+	if (r[0])
+		mc_ns10 = div64_u64(10ULL * NSEC_PER_MSEC, r[0]);
+	pr_info("threads (%d CPUs online), %u ops per thread, ops/ms (speedup over 1 thread):\n",
+		num_online_cpus(), ops);
+	pr_info("  %-22s 1: %6llu  2: %6llu (%sx)\n", "memcpy 4 KiB (ceiling)",
+		r[0], r[1], fmt10(f[0], ratio10(10 * r[1], 10 * r[0])));
+	if (nc == 3)
+		pr_info("  %-22s %d: %6llu (%sx)\n", "", counts[2], r[2],
+			fmt10(f[1], ratio10(10 * r[2], 10 * r[0])));
+
+	for (e = 1; e >= 0; e--) {
+		store = tmem_store_create("bench-threads", THREAD_STORE, NULL);
+		if (IS_ERR(store))
+			return;
+		b = (struct bench){};
+		b.pool = tmem_store_new_pool(store, NULL, TMEM_POOL_FLAGS(!e),
+					     "threads");
+		b.src = alloc_page(GFP_KERNEL);
+		if (b.pool >= 0 && b.src) {
+			memset(page_address(b.src), 0xa5, PAGE_SIZE);
+			/*
+			 * ephemeral: put twice what the store holds, so it is
+			 * full and about half the handles miss
+			 */
+			fill(&b, e ? 2 * THREAD_STORE : THREAD_STORE * 9 / 10);
+			for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+				unsigned long m[3] = {};
+
+				for (c = 0; c < nc; c++)
+					r[c] = run_threads(&b, counts[c], kinds[k],
+							   e, &m[c]);
+				one_ns10 = r[0] ? div64_u64(10ULL * NSEC_PER_MSEC,
+							    r[0]) : 0;
+				pr_info("  %-10s %-11s 1: %6llu  2: %6llu (%sx)  %s ns/op = %sx memcpy, %lu%% hit\n",
+					e ? "ephemeral" : "persistent",
+					op_names[kinds[k]], r[0], r[1],
+					fmt10(f[0], ratio10(10 * r[1], 10 * r[0])),
+					fmt10(f[1], one_ns10),
+					fmt10(f[2], ratio10(one_ns10, mc_ns10)),
+					100 - m[0] * 100 / ops);
+				if (nc == 3)
+					pr_info("  %-22s %d: %6llu (%sx)\n", "",
+						counts[2], r[2],
+						fmt10(f[0], ratio10(10 * r[2],
+								    10 * r[0])));
+			}
+		}
+		if (b.src)
+			__free_page(b.src);
+		tmem_store_destroy(store);
+	}
+}
+
 static void bench_size(struct bench *b, unsigned long target, u64 *put1k,
 		       u64 *get1k)
 {
@@ -286,8 +430,8 @@ static void bench_size(struct bench *b, unsigned long target, u64 *put1k,
 	fill10 = fill(b, target);
 	mc10 = time_memcpy(b, ops);
 	ram10 = time_backend(b, ops);
-	put10 = run_ops(b, ops, true, -1, b->src, 0xabcdef, &failed);
-	get10 = run_ops(b, ops, false, -1, b->dst, 0x123457, &failed);
+	put10 = run_ops(b, ops, true, b->src, 0xabcdef, &failed);
+	get10 = run_ops(b, ops, false, b->dst, 0x123457, &failed);
 	if (!*put1k) {
 		*put1k = put10;
 		*get1k = get10;
@@ -461,8 +605,7 @@ out:
 static int __init tmem_bench_init(void)
 {
 	unsigned long cap, avail = si_mem_available();
-	u64 put1k = 0, get1k = 0, t1, t2, mc10;
-	unsigned long failed = 0;
+	u64 put1k = 0, get1k = 0, mc10;
 	struct tmem_store *store;
 	struct bench b = {};
 
@@ -490,23 +633,6 @@ static int __init tmem_bench_init(void)
 	bench_size(&b, 1024, &put1k, &get1k);
 	bench_size(&b, min(65536UL, cap), &put1k, &get1k);
 
-	/* threads: 1 vs 2 at this size, each on its own half of the objects */
-	if (num_online_cpus() >= 2) {
-		t1 = run_threads(&b, 1, &failed);
-		t2 = run_threads(&b, 2, &failed);
-		if (t1 && t2)
-			pr_info("threads at %lu pages: 1 thread %llu ops/ms, 2 threads %llu ops/ms, speedup %lu.%02lux\n",
-				b.size, div64_u64(2ULL * ops * 1000000, t1),
-				div64_u64(4ULL * ops * 1000000, t2),
-				(unsigned long)div64_u64(2 * t1, t2),
-				(unsigned long)(div64_u64(200 * t1, t2) % 100));
-		if (failed)
-			pr_info("  %lu thread operations refused or missed\n",
-				failed);
-	} else {
-		pr_info("threads: skipped, only one CPU online\n");
-	}
-
 	if (cap > 65536)
 		bench_size(&b, cap, &put1k, &get1k);
 	mc10 = time_memcpy(&b, ops);
@@ -517,6 +643,7 @@ static int __init tmem_bench_init(void)
 	 */
 	tmem_store_destroy(store);	/* destroys the pool too */
 	store = NULL;
+	bench_threads();
 	bench_compress(mc10);
 	pr_info("done\n");
 out:

@@ -1531,6 +1531,21 @@ static void test_compress_capacity_bytes(struct kunit *test)
 	KUNIT_EXPECT_LE(test, tmem_store_shrink_count(c->store), 8UL);
 	expect_page(test, e, 1, 999, 999);
 	expect_miss(test, e, 1, 0);
+
+	/*
+	 * the shrinker counts pages of memory but drops stored pages: one
+	 * unit scanned evicts exactly one page (the oldest), not a page of
+	 * memory's worth of them
+	 */
+	st = pool_stats(test, e);
+	i = st.evicted;			/* the oldest left: 0 .. i - 1 went */
+	KUNIT_EXPECT_LT(test, tmem_store_shrink_count(c->store),
+			(unsigned long)st.pages);
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_scan(c->store, 1), 1UL);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, e).pages, st.pages - 1);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, e).shrunk, st.shrunk + 1);
+	expect_miss(test, e, 1, i);
+	expect_page(test, e, 1, i + 1, i + 1);
 }
 
 /* Changing the compressor applies to new puts; stored pages stay readable. */

@@ -173,8 +173,28 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 				printf "\n"
 			}
 		}'
-		threads=$(sed -n 's/^# micro-log,[0-9]*,tmem_bench: threads/threads/p' "$tap" | tail -n1)
-		[ -n "$threads" ] && { echo; echo "Last run: $threads."; }
+		if grep -q '^# micro-thr,' "$tap"; then
+			echo
+			echo "Threads on a full store (tmem_bench; RAM backend, 16384 pages; median over the runs):" \
+				"ops/ms with 1 and 2 threads on their own CPUs, each on its own share of the handles;" \
+				"memcpy is the same threads copying 4 KiB pages with no tmem, the ceiling the emulator allows."
+			echo
+			echo "| pool | op | 1 thread ops/ms | 2 threads ops/ms | speedup |"
+			echo "|---|---|---:|---:|---:|"
+			sed -n 's/^# micro-thr,//p' "$tap" | awk -F, "$MEDIAN_AWK"'
+			{
+				k = $2 "," $3
+				if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+				a[k] = a[k] " " $4; b[k] = b[k] " " $5
+			}
+			END {
+				for (i = 1; i <= n; i++) {
+					k = order[i]; split(k, kk, ",")
+					x = median(a[k]); y = median(b[k])
+					printf "| %s | %s | %d | %d | %.2fx |\n", kk[1], kk[2], x, y, x > 0 ? y / x : 0
+				}
+			}'
+		fi
 	fi
 	if grep -q '^# micro-comp,' "$tap"; then
 		echo

@@ -362,6 +362,14 @@ micro_rows() { # micro_rows REP: the table of the last micro run, for the report
 	sed "s/^/# micro-log,$rep,/" /tmp/micro.log >&3
 	awk -v r="$rep" '$2 ~ /^[0-9]+$/ && NF >= 8 {
 		printf "# micro,%s,%s,%s,%s,%s,%s,%s\n", r, $2, $3, $4, $5, $6, $8 }' /tmp/micro.log >&3
+	# threads: pool kind (or memcpy, the ceiling), op, ops/ms with 1 and
+	# with 2 threads
+	awk -v r="$rep" '($2 == "ephemeral" || $2 == "persistent" || $2 == "memcpy") && / 1: / {
+		for (i = 1; i < NF; i++) {
+			if ($i == "1:") a = $(i + 1)
+			if ($i == "2:") b = $(i + 1)
+		}
+		printf "# micro-thr,%s,%s,%s,%s,%s\n", r, $2, $2 == "memcpy" ? "ceiling" : $3, a, b }' /tmp/micro.log >&3
 	# the compressors: name, pool, put ns, irqs-off max ns, get ns,
 	# bytes per page, failed
 	awk -v r="$rep" '($3 == "ephemeral" || $3 == "persistent") && NF == 8 {

@@ -229,11 +229,67 @@ wait_writeback() {
 	log "writeback under way: written_back $wb0 -> $(ps_total written_back)"
 }
 
+# race_writeback: for at least 20 s and 6 short-lived workloads, in a 16M
+# cgroup, 16 MiB each pushed out twice: every other one is killed (SIGKILL)
+# after 1 to 3 s, freeing its slots wherever writeback is, the others must
+# finish intact; meanwhile vm.preswap is set to half the pages held every
+# second. Called while writeback runs; asserts that both movers moved pages
+# and no held page missed.
+race_writeback() {
+	local wb0 mo0 g0 t0 i=0 rc killed=0 done_ok=0 bad=0 shr
+	wb0=$(ps_total written_back) mo0=$(ps_moved_out) g0=$(ps_total get_misses)
+	rm -f /tmp/wb.stop
+	(
+		while [ ! -e /tmp/wb.stop ]; do
+			echo $(($(ps_held) / 2)) >/proc/sys/vm/preswap 2>/dev/null
+			sleep 1
+		done
+	) &
+	shr=$!
+	t0=$SECONDS
+	while [ $((SECONDS - t0)) -lt 20 ] || [ $i -lt 6 ]; do
+		i=$((i + 1))
+		in_cgroup wbrace 16M $TOOLS/memcheck -m 16 -g 2 -p -s $i >/tmp/wbr.out 2>&1 &
+		if [ $((i % 2)) = 1 ]; then
+			sleep $((1 + i % 3))
+			kill -9 $! 2>/dev/null
+			wait $!
+			rc=$?
+			case $rc in
+			137) killed=$((killed + 1)) ;;
+			0) done_ok=$((done_ok + 1)) ;;	# finished first
+			*) bad=$((bad + 1))
+			   log "race workload $i: exit $rc: $(tail -1 /tmp/wbr.out)" ;;
+			esac
+		else
+			wait $!
+			rc=$?
+			if [ $rc = 0 ]; then
+				done_ok=$((done_ok + 1))
+			else
+				bad=$((bad + 1))
+				log "race workload $i: exit $rc: $(tail -1 /tmp/wbr.out)"
+			fi
+		fi
+		[ $i -ge 40 ] && break
+	done
+	touch /tmp/wb.stop
+	wait $shr
+	log "writeback races: $i workloads, $killed killed, $done_ok intact, $bad failed; written_back $wb0 -> $(ps_total written_back), moved_out $mo0 -> $(ps_moved_out)"
+	[ $bad = 0 ] && [ $done_ok -ge 3 ] && [ $killed -ge 1 ]
+	ok $? "writeback racing with exits ($killed killed mid-swap) and swap-ins: $done_ok workloads finished intact, none failed"
+	[ "$(ps_total written_back)" -gt "$wb0" ] && [ "$(ps_moved_out)" -gt "$mo0" ]
+	ok $? "both movers ran meanwhile: written_back $wb0 -> $(ps_total written_back), vm.preswap shrinks moved_out $mo0 -> $(ps_moved_out)"
+	[ "$(ps_total get_misses)" = "$g0" ]
+	ok $? "no held page missed during the races (get_misses $g0 -> $(ps_total get_misses))"
+}
+
 # Writeback (preswap_writeback=1): with a store of 2 MiB (max_pages=512) a
 # workload of 48 MiB in a 32M cgroup fills it at once; the worker must move
 # the oldest pages out to the swap device so that puts keep being accepted
-# instead of refused as "full". Then writeback races with swapoff and with
-# modprobe -r, while a workload pushes pages out; every byte is checked.
+# instead of refused as "full". Then writeback races with swap-ins, exits,
+# vm.preswap shrinks (race_writeback), swapoff and modprobe -r, while a
+# workload pushes pages out; every byte is checked.
 test_preswap_writeback() {
 	local mp=/sys/module/tmem/parameters/max_pages wb0 rf0 p0 w0 g0 puts rf wb w
 	local peak pid rc
@@ -275,10 +331,15 @@ test_preswap_writeback() {
 	[ "$(ps_total get_misses)" = "$g0" ]
 	ok $? "no held page ever missed (get_misses $(ps_total get_misses))"
 
-	# swapoff, then modprobe -r, while pages are pushed out into a full store
+	# Races, while a workload pushes its pages out into a full store and
+	# rewrites them (each rewrite a swap-in racing the writeback of the
+	# same oldest pages): short-lived processes that exit (or are killed)
+	# while writeback moves their slots out, and vm.preswap shrinks, a
+	# second mover of the same oldest slots; then swapoff and modprobe -r.
 	$TOOLS/memcheck -m 48 -g 4 -p >/tmp/wb.out 2>&1 &
 	pid=$!
 	wait_writeback
+	race_writeback
 	run "swapoff while writeback runs" swapoff $SWAP
 	swapon $SWAP
 	wait_writeback
