@@ -44,10 +44,11 @@ refresh_tree() {
 	local old="$build/applied.patch" new="$build/scratch/linux-source-$KSERIES" f
 	rm -rf "$build/scratch"
 	mkdir -p "$new"
-	for f in $(patched_files "$old" "$patch"); do
-		tar -C "$build/scratch" -xf "/usr/src/linux-source-$KSERIES.tar.xz" \
-			"linux-source-$KSERIES/$f" 2>/dev/null || true
-	done
+	# one pass over the tarball; files the tarball lacks (made by a patch)
+	# are ignored
+	patched_files "$old" "$patch" | sed "s|^|linux-source-$KSERIES/|" >"$build/files"
+	tar -C "$build/scratch" -xf "/usr/src/linux-source-$KSERIES.tar.xz" \
+		--ignore-failed-read -T "$build/files" 2>/dev/null || true
 	(cd "$new" && git apply "$patch") || return 1
 	rm -f "$build/built"
 	for f in $(patched_files "$old" "$patch"); do
