@@ -58,13 +58,15 @@
  *                    All operations on one handle take the same bucket lock,
  *                    so they are serialised; operations on objects in other
  *                    buckets run in parallel.
- *   store->lru_lock  guards store->lru (ephemeral entries, least recently
- *                    put first) and store->nr_lru.
+ *   store->lru[]     the ephemeral LRU, in shards (see below).
+ *     shard->lock    guards the shard's list (its entries, least recently
+ *                    put first), shard->nr and shard->bytes.  "lru_lock"
+ *                    below means the lock of the entry's shard.
  *
- *   Lock order:  bucket->lock -> store->lru_lock
+ *   Lock order:  bucket->lock -> shard->lock
  *                bucket->lock -> obj->pages xa_lock
- *                store->lru_lock -> obj->pages xa_lock
- *                store->lru_lock -> bucket->lock ONLY by spin_trylock
+ *                shard->lock -> obj->pages xa_lock
+ *                shard->lock -> bucket->lock ONLY by spin_trylock
  *                (eviction walks the LRU and must reach the entry's bucket;
  *                a busy bucket is passed over)
  *                The tmem_pools xa_lock and tmem_deferred_lock are never
@@ -93,6 +95,20 @@
  * - Pages' data is copied in before the bucket lock is taken and, for an
  *   ephemeral get, out after it is dropped.  A persistent get copies under
  *   the lock (the entry must stay while it is read).
+ *
+ * LRU shards.  One list and one lock for the whole store would be a lock
+ * and two cache lines every ephemeral put, get and flush of every CPU
+ * shares.  Instead the store keeps 2^k lists (store->lru_shards: four per
+ * possible CPU, at most TMEM_LRU_SHARDS), and a page's shard is fixed by
+ * its handle: (hash of the object id + index) mod the shard count, so a
+ * file's consecutive pages go round the shards and each shard holds an
+ * even sample of the store's pages in put order.  Two CPUs then meet on a
+ * lock only when their pages share a shard.  Eviction takes the oldest
+ * pages of one shard at a time (at most TMEM_EVICT_CHUNK), moving to the
+ * next shard on each call, from a per-CPU cursor: the order is least
+ * recently put within a shard and approximately so across them (a page is
+ * evicted before the pages put about shards x chunk puts after it).  A
+ * store with one shard (tmem_store_set_lru_shards()) keeps the exact order.
  *
  * Statistics are per-CPU counters, summed when read: no shared cache line
  * on the hot paths, and a snapshot under load is not atomic across fields.
@@ -140,6 +156,11 @@
 /* Entries evicted per hold of lru_lock; entries passed over per hold. */
 #define TMEM_EVICT_CHUNK	32
 #define TMEM_SHRINK_SEEKS	4	/* see the shrinker, above */
+/* The most LRU shards a store has (a power of two; entry->shard's range). */
+#define TMEM_LRU_SHARDS_BITS	4
+#define TMEM_LRU_SHARDS		(1U << TMEM_LRU_SHARDS_BITS)
+/* LRU shards per possible CPU (rounded up to a power of two). */
+#define TMEM_LRU_SHARDS_PER_CPU	4
 #define TMEM_EVICT_SKIP		64
 /* Single-page evictions a put tries before it gives up. */
 #define TMEM_EVICT_TRIES	8
@@ -149,7 +170,7 @@
  * xa_mk_value(word >> 1) with this mark set iff bit 0 of the word is.
  */
 #define TMEM_MARK_WORD_BIT0	XA_MARK_0
-/* Entries of a detached object taken off the LRU per lru_lock. */
+/* Entries of a detached object taken off the LRU per irqs-off section. */
 #define TMEM_FREE_CHUNK		64
 /*
  * Pages flush_object / destroy_pool free in the caller's context; beyond
@@ -181,12 +202,19 @@ struct tmem_pcpu_stats {
 	u64 v[TMEM_NR_STATS];
 };
 
+/* One shard of a store's ephemeral LRU (see "LRU shards" at the top). */
+struct tmem_lru {
+	spinlock_t lock;
+	struct list_head list;		/* under lock, oldest first */
+	unsigned long nr;		/* under lock; read racily */
+	unsigned long bytes;		/* charged for them; as nr */
+} ____cacheline_aligned_in_smp;
+
 /* A capacity domain: limit, LRU of ephemeral pages, totals. */
 struct tmem_store {
-	spinlock_t lru_lock;
-	struct list_head lru;		/* under lru_lock, oldest first */
-	unsigned long nr_lru;		/* under lru_lock; read racily */
-	unsigned long lru_bytes;	/* charged for them; as nr_lru */
+	struct tmem_lru lru[TMEM_LRU_SHARDS];
+	unsigned int lru_shards;	/* for new pages: a power of two */
+	unsigned int __percpu *evict_cursor;	/* see lru_next_victim() */
 	struct percpu_counter used;	/* bytes charged, for the limit */
 	unsigned long max_pages;	/* 0: module parameters; READ_ONCE */
 	const struct tmem_backend *backend;
@@ -230,10 +258,11 @@ struct tmem_obj {
  * to find the page's object.
  */
 struct tmem_entry {
-	struct list_head lru;		/* on store->lru, under lru_lock */
+	struct list_head lru;		/* on its shard's list, under its lock */
 	struct tmem_obj *obj;
 	unsigned long handle;		/* the backend's, or the fill word */
-	unsigned int size : 31;		/* bytes charged */
+	unsigned int size : 27;		/* bytes charged */
+	unsigned int shard : TMEM_LRU_SHARDS_BITS;	/* in store->lru[] */
 	unsigned int same_filled : 1;	/* handle is the word, no backend */
 	u32 index;
 };
@@ -547,6 +576,49 @@ static void item_free(struct tmem_pool *p, void *item, unsigned int size)
 	percpu_counter_add_batch(&s->used, -(s64)size, TMEM_USED_BATCH);
 }
 
+/* The LRU shard of a new ephemeral page at (@oid, @index) of @s. */
+static inline unsigned int lru_shard(struct tmem_store *s, u64 oid, u32 index)
+{
+	return (hash_64(oid, TMEM_LRU_SHARDS_BITS) + index) &
+	       (READ_ONCE(s->lru_shards) - 1);
+}
+
+/*
+ * Take entry @e off its shard's list.  Caller has interrupts off and holds
+ * the bucket lock of @e's object or owns it detached; not the shard lock.
+ */
+static void lru_del(struct tmem_store *s, struct tmem_entry *e)
+{
+	struct tmem_lru *l = &s->lru[e->shard];
+
+	spin_lock(&l->lock);
+	list_del(&e->lru);
+	l->nr--;
+	l->bytes -= e->size;
+	spin_unlock(&l->lock);
+}
+
+/* Ephemeral pages of @s and the bytes charged for them; racy sums. */
+static unsigned long store_lru_pages(struct tmem_store *s)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < TMEM_LRU_SHARDS; i++)
+		n += READ_ONCE(s->lru[i].nr);
+	return n;
+}
+
+static unsigned long store_lru_bytes(struct tmem_store *s)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < TMEM_LRU_SHARDS; i++)
+		n += READ_ONCE(s->lru[i].bytes);
+	return n;
+}
+
 static struct tmem_bucket *pool_bucket(struct tmem_pool *p, u64 oid)
 {
 	return &p->buckets[hash_64(oid, TMEM_OBJ_HASH_BITS)];
@@ -629,15 +701,8 @@ static void *handle_detach(struct tmem_pool *p, struct tmem_bucket *b,
 		return NULL;
 	o->nr_pages--;
 	*size = item_size(p, item);
-	if (!p->persistent) {
-		struct tmem_entry *e = item;
-
-		spin_lock(&s->lru_lock);
-		list_del(&e->lru);
-		s->nr_lru--;
-		s->lru_bytes -= e->size;
-		spin_unlock(&s->lru_lock);
-	}
+	if (!p->persistent)
+		lru_del(s, item);
 	account_unlink(p, *size, item_same(p, item));
 	obj_free_if_empty(o);
 	return item;
@@ -665,13 +730,12 @@ static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o,
 
 		n = 0;
 		if (on_lru)
-			spin_lock_irqsave(&s->lru_lock, flags);
+			local_irq_save(flags);
 		xa_for_each_start(&o->pages, index, item, index) {
 			if (on_lru) {
 				e = item;
-				list_move_tail(&e->lru, &batch);
-				s->nr_lru--;
-				s->lru_bytes -= e->size;
+				lru_del(s, e);
+				list_add_tail(&e->lru, &batch);
 			} else {
 				/* nothing else can reach it: no lock needed */
 				size = item_size(p, item);
@@ -682,7 +746,7 @@ static unsigned long obj_free_detached(struct tmem_pool *p, struct tmem_obj *o,
 				break;
 		}
 		if (on_lru)
-			spin_unlock_irqrestore(&s->lru_lock, flags);
+			local_irq_restore(flags);
 		list_for_each_entry_safe(e, tmp, &batch, lru) {
 			account_unlink(p, e->size, e->same_filled);
 			entry_free(s, e);
@@ -753,14 +817,25 @@ EXPORT_SYMBOL_NS_GPL(tmem_drain, TMEM);
 
 /* ---- eviction ----------------------------------------------------------- */
 
+/* The shard this CPU's next eviction from @s looks at; CPUs start apart. */
+static unsigned int lru_next_victim(struct tmem_store *s)
+{
+	unsigned int c = this_cpu_inc_return(*s->evict_cursor);
+
+	return (c + raw_smp_processor_id() * (TMEM_LRU_SHARDS / 2 + 1)) %
+	       TMEM_LRU_SHARDS;
+}
+
 /*
  * Evict ephemeral pages of @s, least recently put first, until at least
  * @bytes of charge are freed (at least one page if @bytes > 0) or as many
  * pages as @pages are evicted, counting them as @why; *@evicted (if not
- * NULL) gets the number of pages.  Caller holds no bucket lock.  Takes lru_lock and each
- * victim's bucket lock by trylock (the reverse of the usual order); an entry
- * whose bucket is busy, or whose object or pool is being torn down by
- * another thread (which will free it), is passed over.
+ * NULL) gets the number of pages.  Caller holds no bucket lock.  Visits the
+ * shards in turn from this CPU's cursor, up to TMEM_EVICT_CHUNK pages from
+ * each, under its lock; takes each victim's bucket lock by trylock (the
+ * reverse of the usual order).  An entry whose bucket is busy, or whose
+ * object or pool is being torn down by another thread (which will free
+ * it), is passed over.  Stops when a round of all shards freed nothing.
  * Return: bytes freed.
  */
 static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
@@ -769,13 +844,19 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
 {
 	struct tmem_entry *e, *tmp;
 	unsigned long done = 0, count = 0, flags;
+	unsigned int idle = 0;
 	LIST_HEAD(victims);
 
-	while (done < bytes && count < pages) {
+	while (done < bytes && count < pages && idle < TMEM_LRU_SHARDS) {
 		unsigned long n = 0, skipped = 0;
+		struct tmem_lru *l = &s->lru[lru_next_victim(s)];
 
-		spin_lock_irqsave(&s->lru_lock, flags);
-		list_for_each_entry_safe(e, tmp, &s->lru, lru) {
+		if (!READ_ONCE(l->nr)) {
+			idle++;
+			continue;
+		}
+		spin_lock_irqsave(&l->lock, flags);
+		list_for_each_entry_safe(e, tmp, &l->list, lru) {
 			struct tmem_obj *o = e->obj;
 			struct tmem_bucket *b = o->bucket;
 			struct tmem_pool *p = o->pool;
@@ -795,8 +876,8 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
 			xa_erase(&o->pages, e->index);
 			o->nr_pages--;
 			list_move_tail(&e->lru, &victims);
-			s->nr_lru--;
-			s->lru_bytes -= e->size;
+			l->nr--;
+			l->bytes -= e->size;
 			account_unlink(p, e->size, e->same_filled);
 			pool_stat_inc(p, why);
 			obj_free_if_empty(o);
@@ -805,9 +886,8 @@ static unsigned long store_evict(struct tmem_store *s, unsigned long bytes,
 			n++;
 			count++;
 		}
-		spin_unlock_irqrestore(&s->lru_lock, flags);
-		if (!n)
-			break;
+		spin_unlock_irqrestore(&l->lock, flags);
+		idle = n ? 0 : idle + 1;
 	}
 	list_for_each_entry_safe(e, tmp, &victims, lru)
 		entry_free(s, e);
@@ -832,7 +912,7 @@ static int store_make_room(struct tmem_store *s)
 
 unsigned long tmem_store_shrink_count(struct tmem_store *s)
 {
-	return DIV_ROUND_UP(READ_ONCE(s->lru_bytes), PAGE_SIZE);
+	return DIV_ROUND_UP(store_lru_bytes(s), PAGE_SIZE);
 }
 EXPORT_SYMBOL_NS_GPL(tmem_store_shrink_count, TMEM);
 
@@ -951,8 +1031,10 @@ int tmem_put_page_sized(int pool_id, u64 oid, u32 index, struct page *page,
 		ret = -ENOMEM;
 		goto refused;
 	}
-	if (!p->persistent)
+	if (!p->persistent) {
 		((struct tmem_entry *)item)->obj = o;
+		((struct tmem_entry *)item)->shard = lru_shard(s, oid, index);
+	}
 	old = xa_store(&o->pages, index, item, TMEM_GFP);
 	if (xa_is_err(old)) {
 		ret = xa_err(old);
@@ -965,17 +1047,15 @@ int tmem_put_page_sized(int pool_id, u64 oid, u32 index, struct page *page,
 		old_size = item_size(p, old);
 	if (!p->persistent) {
 		struct tmem_entry *e = item;
+		struct tmem_lru *l = &s->lru[e->shard];
 
-		spin_lock(&s->lru_lock);
-		if (old) {
-			list_del(&((struct tmem_entry *)old)->lru);
-			s->lru_bytes -= old_size;
-		} else {
-			s->nr_lru++;
-		}
-		list_add_tail(&e->lru, &s->lru);
-		s->lru_bytes += size;
-		spin_unlock(&s->lru_lock);
+		if (old)	/* in the same shard unless the count changed */
+			lru_del(s, old);
+		spin_lock(&l->lock);
+		list_add_tail(&e->lru, &l->list);
+		l->nr++;
+		l->bytes += size;
+		spin_unlock(&l->lock);
 	} else if (xa_is_value(item)) {
 		/* the word's bit 0 (xa_store keeps an old mark) */
 		if (bit0)
@@ -1246,10 +1326,19 @@ EXPORT_SYMBOL_NS_GPL(tmem_pool_stats, TMEM);
 
 /* ---- stores ------------------------------------------------------------- */
 
+unsigned int tmem_store_lru_shards(struct tmem_store *s, unsigned int shards)
+{
+	if (shards)
+		WRITE_ONCE(s->lru_shards, rounddown_pow_of_two(min(shards, TMEM_LRU_SHARDS)));
+	return READ_ONCE(s->lru_shards);
+}
+EXPORT_SYMBOL_NS_GPL(tmem_store_lru_shards, TMEM);
+
 struct tmem_store *tmem_store_create(const char *name, unsigned long max,
 				     const struct tmem_backend *backend)
 {
 	struct tmem_store *s;
+	unsigned int i;
 
 	might_sleep();
 	if (!tmem_entry_cache)
@@ -1257,18 +1346,24 @@ struct tmem_store *tmem_store_create(const char *name, unsigned long max,
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&s->lru_lock);
-	INIT_LIST_HEAD(&s->lru);
+	for (i = 0; i < TMEM_LRU_SHARDS; i++) {
+		spin_lock_init(&s->lru[i].lock);
+		INIT_LIST_HEAD(&s->lru[i].list);
+	}
+	tmem_store_lru_shards(s, TMEM_LRU_SHARDS_PER_CPU *
+			      roundup_pow_of_two(num_possible_cpus()));
 	s->backend = backend ? backend : &tmem_backend_ram;
 	tmem_store_set_max_pages(s, max);
 	strscpy(s->name, name ? name : "", sizeof(s->name));
 	s->stats = alloc_percpu(struct tmem_pcpu_stats);
-	if (!s->stats)
+	s->evict_cursor = alloc_percpu(unsigned int);
+	if (!s->stats || !s->evict_cursor)
 		goto fail;
 	if (percpu_counter_init(&s->used, 0, GFP_KERNEL))
 		goto fail;
 	return s;
 fail:
+	free_percpu(s->evict_cursor);
 	free_percpu(s->stats);
 	kfree(s);
 	return ERR_PTR(-ENOMEM);
@@ -1306,6 +1401,8 @@ static void store_destroy_pools(struct tmem_store *s)
 
 void tmem_store_destroy(struct tmem_store *s)
 {
+	unsigned int i;
+
 	might_sleep();
 	if (IS_ERR_OR_NULL(s))
 		return;
@@ -1315,9 +1412,11 @@ void tmem_store_destroy(struct tmem_store *s)
 	tmem_drain();
 	/* operations in flight on a pool of @s may still touch @s */
 	synchronize_rcu();
-	WARN_ON_ONCE(s->nr_lru || !list_empty(&s->lru));
+	for (i = 0; i < TMEM_LRU_SHARDS; i++)
+		WARN_ON_ONCE(s->lru[i].nr || !list_empty(&s->lru[i].list));
 	WARN_ON_ONCE(percpu_counter_sum(&s->used));
 	percpu_counter_destroy(&s->used);
+	free_percpu(s->evict_cursor);
 	free_percpu(s->stats);
 	kfree(s);
 }
@@ -1349,7 +1448,7 @@ unsigned int tmem_store_persistent_fill(struct tmem_store *s, bool exact)
 		return 100;
 	used = exact ? percpu_counter_sum(&s->used) :
 		       percpu_counter_read(&s->used);
-	used -= READ_ONCE(s->lru_bytes);
+	used -= store_lru_bytes(s);
 	if (used <= 0)
 		return 0;
 	return div64_u64((u64)used * 100, (u64)limit << PAGE_SHIFT);
@@ -1385,7 +1484,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "pages %lld\n", st.pages);
 	seq_printf(m, "bytes %lld\n", st.bytes);
 	seq_printf(m, "same_filled %lld\n", st.same_filled);
-	seq_printf(m, "ephemeral_pages %lu\n", READ_ONCE(s->nr_lru));
+	seq_printf(m, "ephemeral_pages %lu\n", store_lru_pages(s));
+	seq_printf(m, "lru_shards %u\n", READ_ONCE(s->lru_shards));
 	seq_printf(m, "puts %llu\n", st.puts);
 	seq_printf(m, "puts_refused %llu\n", st.puts_refused);
 	seq_printf(m, "refused_full %llu\n", st.refused_full);

@@ -229,6 +229,20 @@ struct tmem_store;
  */
 struct tmem_store *tmem_store_create(const char *name, unsigned long max_pages,
 				     const struct tmem_backend *backend);
+/**
+ * tmem_store_lru_shards() - how many lists the ephemeral LRU uses
+ * @s:      the store
+ * @shards: 0 to leave it, else the new count (rounded down to a power of
+ *          two, at most 16)
+ *
+ * New ephemeral pages go to one of @shards lists by their handle; pages
+ * already stored stay where they are.  One shard: exact least-recently-put
+ * eviction, one lock for every ephemeral operation; more: approximate
+ * order, CPUs rarely meet (see "LRU shards" in core.c).  A store starts
+ * with four per possible CPU, at most 16.  Any context.  Return: the count
+ * in effect.
+ */
+unsigned int tmem_store_lru_shards(struct tmem_store *s, unsigned int shards);
 /* Destroys the store's pools, waits for operations in flight, frees it. */
 void tmem_store_destroy(struct tmem_store *store);
 /* As tmem_new_pool(), in @store. */

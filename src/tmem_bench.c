@@ -348,13 +348,18 @@ static u64 run_threads(struct bench *b, int nr, enum thread_op op,
 /*
  * Threads: 1, 2 and every online CPU (at most MAX_THREADS) on a full
  * store of THREAD_STORE pages (RAM backend), for an ephemeral pool (full:
- * every new page evicts the oldest) and a persistent one (filled to 90 %,
+ * every new page evicts the oldest), the same with one LRU shard (exact
+ * order, one lock: what the store had before the LRU was sharded), and a
+ * persistent one (filled to 90 %,
  * so that puts replace pages instead of being refused), then the memcpy
  * ceiling. Prints ops/ms, the speedup over one thread, and ns per op of
  * one thread over a 4 KiB memcpy's.
  */
 static void bench_threads(void)
 {
+	static const char * const pool_kinds[] = {
+		"persistent", "ephemeral", "ephemeral-1lru",
+	};
 	static const enum thread_op kinds[] = { OP_PUT, OP_GET, OP_MIX };
 	int counts[3] = { 1, 2, min_t(int, num_online_cpus(), MAX_THREADS) };
 	int nc = counts[2] > 2 ? 3 : 2, k, c, e;
@@ -377,10 +382,12 @@ static void bench_threads(void)
 		pr_info("  %-22s %d: %6llu (%sx)\n", "", counts[2], r[2],
 			fmt10(f[1], ratio10(10 * r[2], 10 * r[0])));
 
-	for (e = 1; e >= 0; e--) {
+	for (e = 2; e >= 0; e--) {
 		store = tmem_store_create("bench-threads", THREAD_STORE, NULL);
 		if (IS_ERR(store))
 			return;
+		if (e == 2)	/* one list, exact order: the unsharded LRU */
+			tmem_store_lru_shards(store, 1);
 		b = (struct bench){};
 		b.pool = tmem_store_new_pool(store, NULL, TMEM_POOL_FLAGS(!e),
 					     "threads");
@@ -401,7 +408,7 @@ static void bench_threads(void)
 				one_ns10 = r[0] ? div64_u64(10ULL * NSEC_PER_MSEC,
 							    r[0]) : 0;
 				pr_info("  %-10s %-11s 1: %6llu  2: %6llu (%sx)  %s ns/op = %sx memcpy, %lu%% hit\n",
-					e ? "ephemeral" : "persistent",
+					pool_kinds[e],
 					op_names[kinds[k]], r[0], r[1],
 					fmt10(f[0], ratio10(10 * r[1], 10 * r[0])),
 					fmt10(f[1], one_ns10),

@@ -18,7 +18,9 @@
  * Each case runs in a private store (tmem_store_create()) with a counting
  * backend that wraps the suite's backend: real precache/preswap traffic in the
  * guest does not disturb the cases, the exact capacity and LRU order can be
- * checked, backend failures can be injected, and every case ends by checking
+ * checked (the store has one LRU shard, so the order is exact, except in
+ * the cases of the sharded LRU itself: test_lru_shards and the concurrency
+ * model), backend failures can be injected, and every case ends by checking
  * that no backend page is left (a leak of page data would not show in
  * kmemleak, which does not track the page allocator).
  */
@@ -186,6 +188,7 @@ static int tmem_test_init_store(struct kunit *test, struct tctx *c)
 	atomic_set(&tb_fail_loads, 0);
 	c->store = tmem_store_create("kunit", 64, &tb_backend);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->store);
+	tmem_store_lru_shards(c->store, 1);
 	c->in = alloc_page(GFP_KERNEL);
 	c->out = alloc_page(GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c->in);
@@ -792,6 +795,45 @@ static void test_shrinker(struct kunit *test)
 		expect_page(test, pp, 1, i, i);
 }
 
+/*
+ * The sharded LRU: a page's shard follows its handle, so consecutive pages
+ * of an object go round the shards, and eviction takes the oldest page of
+ * each shard in turn.  Once the store is full, as many new puts as there
+ * are shards evict exactly the oldest page of each: the first pages put,
+ * one per shard.  Pinned to one CPU so that the eviction cursor (per CPU)
+ * moves only with this case's evictions.  Counts above 16 are cut to 16,
+ * and a count that is no power of two is rounded down.
+ */
+static void test_lru_shards(struct kunit *test)
+{
+	struct tctx *c = test->priv;
+	int p = new_pool(test, false);
+	unsigned int shards, max;
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, tmem_store_lru_shards(c->store, 1000), 16U);
+	KUNIT_EXPECT_EQ(test, tmem_store_lru_shards(c->store, 12), 8U);
+	KUNIT_EXPECT_EQ(test, tmem_store_lru_shards(c->store, 0), 8U);
+	shards = 8;
+	max = 4 * shards;
+	tmem_store_set_max_pages(c->store, max);
+	migrate_disable();
+	for (i = 0; i < max + shards; i++)
+		PUT_OK(test, p, 7, i, i);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, pool_stats(test, p).evicted, (u64)shards);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, p).pages, (s64)max);
+	for (i = 0; i < shards; i++)
+		expect_miss(test, p, 7, i);
+	for (i = shards; i < max + shards; i++)
+		expect_page(test, p, 7, i, i);
+	/* the shrinker drains every shard */
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_scan(c->store, 1000),
+			(unsigned long)max);
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 0);
+}
+
 #define MANY 3000
 
 /*
@@ -1068,6 +1110,8 @@ static void test_concurrency_model(struct kunit *test)
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
+	/* the sharded LRU, as a store has it on a machine of 2 CPUs */
+	KUNIT_EXPECT_EQ(test, tmem_store_lru_shards(c->store, 8), 8U);
 	m->pool[0] = new_pool(test, true);
 	m->pool[1] = new_pool(test, false);
 	for (k = 0; k < 2; k++)
@@ -1254,6 +1298,7 @@ static struct kunit_case tmem_core_cases[] = {
 	KUNIT_CASE(test_capacity_persistent),
 	KUNIT_CASE(test_capacity_ephemeral_lru),
 	KUNIT_CASE(test_lru_across_pools),
+	KUNIT_CASE(test_lru_shards),
 	KUNIT_CASE(test_capacity_mixed),
 	KUNIT_CASE(test_persistent_fill),
 	KUNIT_CASE(test_shrinker),

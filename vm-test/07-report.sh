@@ -177,7 +177,8 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 			echo
 			echo "Threads on a full store (tmem_bench; RAM backend, 16384 pages; median over the runs):" \
 				"ops/ms with 1 and 2 threads on their own CPUs, each on its own share of the handles;" \
-				"memcpy is the same threads copying 4 KiB pages with no tmem, the ceiling the emulator allows."
+				"memcpy is the same threads copying 4 KiB pages with no tmem, the ceiling the emulator allows;" \
+				"ephemeral-1lru is the ephemeral pool on one LRU shard (one lock for all, as before the LRU was sharded)."
 			echo
 			echo "| pool | op | 1 thread ops/ms | 2 threads ops/ms | speedup |"
 			echo "|---|---|---:|---:|---:|"

@@ -364,7 +364,7 @@ micro_rows() { # micro_rows REP: the table of the last micro run, for the report
 		printf "# micro,%s,%s,%s,%s,%s,%s,%s\n", r, $2, $3, $4, $5, $6, $8 }' /tmp/micro.log >&3
 	# threads: pool kind (or memcpy, the ceiling), op, ops/ms with 1 and
 	# with 2 threads
-	awk -v r="$rep" '($2 == "ephemeral" || $2 == "persistent" || $2 == "memcpy") && / 1: / {
+	awk -v r="$rep" '($2 == "ephemeral" || $2 == "ephemeral-1lru" || $2 == "persistent" || $2 == "memcpy") && / 1: / {
 		for (i = 1; i < NF; i++) {
 			if ($i == "1:") a = $(i + 1)
 			if ($i == "2:") b = $(i + 1)
