@@ -823,11 +823,17 @@ static void test_lru_shards(struct kunit *test)
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, pool_stats(test, p).evicted, (u64)shards);
 	KUNIT_EXPECT_EQ(test, pool_stats(test, p).pages, (s64)max);
+	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store),
+			(unsigned long)max);
 	for (i = 0; i < shards; i++)
 		expect_miss(test, p, 7, i);
 	for (i = shards; i < max + shards; i++)
-		expect_page(test, p, 7, i, i);
+		expect_page(test, p, 7, i, i);	/* an ephemeral get takes it */
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 0);
+
 	/* the shrinker drains every shard */
+	for (i = 0; i < max; i++)
+		PUT_OK(test, p, 8, i, i);
 	KUNIT_EXPECT_EQ(test, tmem_store_shrink_scan(c->store, 1000),
 			(unsigned long)max);
 	KUNIT_EXPECT_EQ(test, tmem_store_shrink_count(c->store), 0UL);
