@@ -23,11 +23,12 @@
  * - large folios (THP swap-out) are refused whole and their slots flushed;
  * - shrinking (vm.preswap = N) moves pages out one at a time with the
  *   kernel's tmem_preswap_writeback(): the page is read into the swap cache,
- *   dirtied, and only then flushed from tmem, so it is always in memory,
- *   in tmem, or on disk. The slot is marked in the area's "moved" bitmap
- *   first, and the next put of that slot (reclaim writing the dirtied page
- *   out) is refused, so the page really goes to the swap device instead of
- *   coming straight back into preswap;
+ *   and only then flushed from tmem and written to the swap device (at
+ *   once, past the put hook), so it is always in memory, in tmem, or on
+ *   disk. The slot is marked in the area's "moved" bitmap first, and a
+ *   later put of that slot (reclaim writing the page again, after a failed
+ *   write) is refused, so the page really goes to the swap device instead
+ *   of coming straight back into preswap;
  * - a held page that cannot be read back (backend error, or the
  *   fail_preswap_get fault attribute) makes preswap_get return -EIO: the
  *   kernel fails that swap-in (SIGBUS) rather than read the never-written
@@ -720,8 +721,8 @@ int preswap_flush_area(unsigned int type)
 
 /*
  * Move the page of slot @offset of area @type out of tmem: mark the slot
- * "moved" (its next put, reclaim writing the dirtied page, is refused, so
- * the page goes to the swap device), then tmem_preswap_writeback(). Counted
+ * "moved" (a later put of it is refused, so the page goes to the swap
+ * device), then tmem_preswap_writeback(), which writes it there. Counted
  * as written back (@by_limit) or as moved out by a shrink. Caller holds
  * preswap_shrink_mutex and found the slot held under rcu_read_lock(), which
  * it holds; it is dropped meanwhile and held again on return. Returns
@@ -789,9 +790,9 @@ static int preswap_shrink_pass(unsigned long target)
 
 /*
  * Move pages out of tmem until at most @target are held. Each page is read
- * back into the swap cache and dirtied before its tmem copy goes (see
- * tmem_preswap_writeback() in the kernel patch), so no data is lost; reclaim
- * writes it to the swap device later. New puts are refused meanwhile. A
+ * back into the swap cache before its tmem copy goes, then written to the
+ * swap device (see tmem_preswap_writeback() in the kernel patch), so no
+ * data is lost. New puts are refused meanwhile. A
  * slot that was busy in one pass is tried again in the next, as long as
  * passes make progress.
  */
