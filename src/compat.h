@@ -9,7 +9,12 @@
  * with register_shrinker(s, fmt, ...); 6.7 replaced that with
  * shrinker_alloc() / shrinker_register() / shrinker_free() and a
  * private_data field.  Both are hidden behind tmem_shrinker_create(),
- * tmem_shrinker_destroy() and tmem_shrinker_priv().
+ * tmem_shrinker_destroy() and tmem_shrinker_priv().  A memory-cgroup-aware
+ * shrinker comes with its list_lru, which needs the shrinker's id: 6.7+
+ * has it from shrinker_alloc(), before registration; 6.1 only from
+ * register_shrinker(), so there the list is set up just after it (the
+ * caller's count must not need the list).  list_lru_add()/del() of a slab
+ * object became list_lru_add_obj()/del_obj() in 6.8.
  *
  * Sysctl handlers: 6.11 made the table argument const (TMEM_CTL_TABLE).
  * Sysctl tables: 6.1 needs the empty entry that ends each table; from 6.11
@@ -35,6 +40,7 @@
 #define TMEM_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/list_lru.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
@@ -90,14 +96,23 @@ typedef unsigned long (*tmem_shrink_fn)(struct shrinker *,
 
 #if TMEM_KERNEL_SINCE(6, 7, 0)
 
+/*
+ * A registered shrinker; with @lru (not NULL) memcg-aware, and @lru set up
+ * as its list (list_lru_destroy() it after tmem_shrinker_destroy()).
+ */
 static inline struct shrinker *
 tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, int seeks,
-		     void *priv, const char *name)
+		     void *priv, const char *name, struct list_lru *lru)
 {
-	struct shrinker *s = shrinker_alloc(0, "%s", name);
+	struct shrinker *s = shrinker_alloc(lru ? SHRINKER_MEMCG_AWARE : 0,
+					    "%s", name);
 
 	if (!s)
 		return NULL;
+	if (lru && list_lru_init_memcg(lru, s)) {
+		shrinker_free(s);
+		return NULL;
+	}
 	s->count_objects = count;
 	s->scan_objects = scan;
 	s->seeks = seeks;
@@ -125,7 +140,7 @@ struct tmem_shrinker {
 
 static inline struct shrinker *
 tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, int seeks,
-		     void *priv, const char *name)
+		     void *priv, const char *name, struct list_lru *lru)
 {
 	struct tmem_shrinker *ts = kzalloc(sizeof(*ts), GFP_KERNEL);
 
@@ -134,8 +149,14 @@ tmem_shrinker_create(tmem_shrink_fn count, tmem_shrink_fn scan, int seeks,
 	ts->s.count_objects = count;
 	ts->s.scan_objects = scan;
 	ts->s.seeks = seeks;
+	ts->s.flags = lru ? SHRINKER_MEMCG_AWARE : 0;
 	ts->priv = priv;
 	if (register_shrinker(&ts->s, "%s", name)) {
+		kfree(ts);
+		return NULL;
+	}
+	if (lru && list_lru_init_memcg(lru, &ts->s)) {
+		unregister_shrinker(&ts->s);
 		kfree(ts);
 		return NULL;
 	}
@@ -154,6 +175,14 @@ static inline void *tmem_shrinker_priv(struct shrinker *s)
 }
 
 #endif /* 6.7 */
+
+#if TMEM_KERNEL_SINCE(6, 8, 0)
+#define tmem_list_lru_add_obj(lru, item) list_lru_add_obj(lru, item)
+#define tmem_list_lru_del_obj(lru, item) list_lru_del_obj(lru, item)
+#else
+#define tmem_list_lru_add_obj(lru, item) list_lru_add(lru, item)
+#define tmem_list_lru_del_obj(lru, item) list_lru_del(lru, item)
+#endif
 
 #if defined(CONFIG_TMEM) && defined(CONFIG_ZSWAP) && \
 	(defined(CONFIG_MEMCG_KMEM) || \

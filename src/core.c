@@ -1568,7 +1568,7 @@ int tmem_core_init(struct dentry *debugfs_root)
 	}
 	s->shrinker = tmem_shrinker_create(tmem_shrinker_count,
 					   tmem_shrinker_scan, TMEM_SHRINK_SEEKS,
-					   s, "tmem");
+					   s, "tmem", NULL);
 	if (!s->shrinker) {
 		tmem_store_destroy(s);
 		goto fail;

@@ -156,6 +156,7 @@ struct preswap_area {
 	/* deliberately racy counters: statistics only */
 	unsigned long puts, put_refused, gets, get_misses, flushes, moved_out;
 	unsigned long written_back;	/* moved out by writeback */
+	unsigned long written_back_memcg;	/* by the memcg shrinker */
 	struct rcu_head rcu;
 };
 
@@ -183,9 +184,32 @@ struct preswap_memcg {
 	atomic_long_t bytes;
 	unsigned long ino;		/* of the cgroup's directory; racy */
 	unsigned long refused;		/* puts refused for the cgroup; racy */
+	unsigned long written_back;	/* by the memcg shrinker; racy */
+	struct list_head lru;		/* on preswap_memcg_lru, see below */
 	unsigned short id;		/* its key */
 };
 static DEFINE_XARRAY(preswap_memcgs);
+
+/*
+ * The memcg-aware shrinker: under a cgroup's memory pressure (its own
+ * reclaim, at memory.high or memory.max) it writes back that cgroup's
+ * oldest preswap pages, when preswap_writeback is on. The kernel calls a
+ * memcg-aware shrinker for a cgroup only once the cgroup's bit is set for
+ * it, and from a module only list_lru_add() sets it. So each
+ * preswap_memcg is allocated from an accounted cache for its cgroup
+ * (kmem_cache_alloc_lru() under set_active_memcg(), which also makes the
+ * list's part for that cgroup) and sits on preswap_memcg_lru from the
+ * cgroup's first put until unload. The list is never walked: count and
+ * scan look the cgroup up by id. The cgroup's part of the list moves to
+ * its parent when the cgroup is deleted, as every list_lru's does, and a
+ * new cgroup that gets a deleted one's id keeps the old entry (on the old
+ * cgroup's list): such a cgroup is shrunk only by the store's writeback.
+ */
+static struct list_lru preswap_memcg_lru;
+static struct kmem_cache *preswap_memcg_cache;
+static struct shrinker *preswap_memcg_shrinker;
+/* preswap_writeback_memcg()'s census of ages; under preswap_shrink_mutex */
+static unsigned long preswap_memcg_ages[PRESWAP_GENS];
 #endif
 static unsigned int cgroup_max_percent = 50;
 /* puts refused by memory.zswap.max or cgroup_max_percent */
@@ -316,6 +340,30 @@ static unsigned long preswap_memcg_limit(struct mem_cgroup *memcg)
 }
 
 /*
+ * A new preswap_memcg for cgroup id @id, charged to @objcg's cgroup and
+ * with that cgroup's part of preswap_memcg_lru made (see above). Never
+ * sleeps. NULL if there is no memory.
+ */
+static struct preswap_memcg *preswap_memcg_alloc(struct obj_cgroup *objcg,
+						 unsigned short id)
+{
+	struct mem_cgroup *old_memcg;
+	struct preswap_memcg *pm;
+
+	rcu_read_lock();
+	old_memcg = set_active_memcg(obj_cgroup_memcg(objcg));
+	pm = kmem_cache_alloc_lru(preswap_memcg_cache, &preswap_memcg_lru,
+				  GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO);
+	set_active_memcg(old_memcg);
+	rcu_read_unlock();
+	if (pm) {
+		pm->id = id;
+		INIT_LIST_HEAD(&pm->lru);
+	}
+	return pm;
+}
+
+/*
  * May @page, about to be put, be stored for its memory cgroup? Returns 0
  * with *@objcgp (a reference, or NULL: not charged) and *@pmp, or
  * -ENOSPC (refused for the cgroup) or -ENOMEM. May sleep briefly (the
@@ -344,17 +392,18 @@ static int preswap_memcg_admit(struct page *page, struct obj_cgroup **objcgp,
 	rcu_read_unlock();
 	pm = xa_load(&preswap_memcgs, id);
 	if (!pm) {
-		pm = kzalloc(sizeof(*pm), GFP_NOWAIT | __GFP_NOWARN);
+		pm = preswap_memcg_alloc(objcg, id);
 		if (!pm) {
 			obj_cgroup_put(objcg);
 			return -ENOMEM;
 		}
-		pm->id = id;
 		old = xa_cmpxchg(&preswap_memcgs, id, NULL, pm,
 				 GFP_NOWAIT | __GFP_NOWARN);
 		if (old) {	/* another put's, or no memory for the node */
-			kfree(pm);
+			kmem_cache_free(preswap_memcg_cache, pm);
 			pm = xa_is_err(old) ? NULL : old;
+		} else {
+			tmem_list_lru_add_obj(&preswap_memcg_lru, &pm->lru);
 		}
 		if (!pm) {
 			obj_cgroup_put(objcg);
@@ -397,25 +446,9 @@ static unsigned int preswap_memcg_record(struct preswap_area *area, pgoff_t offs
 	return charged;
 }
 
-/* Unload: nothing is held any more (see preswap_exit). */
-static void preswap_memcgs_free(void)
-{
-	struct preswap_memcg *pm;
-	unsigned long id;
-
-	xa_for_each(&preswap_memcgs, id, pm) {
-		WARN_ON(atomic_long_read(&pm->pages));
-		kfree(pm);
-	}
-	xa_destroy(&preswap_memcgs);
-}
 #else
 static inline void preswap_uncharge(struct preswap_area *area,
 				    pgoff_t offset)
-{
-}
-
-static inline void preswap_memcgs_free(void)
 {
 }
 #endif
@@ -723,14 +756,20 @@ int preswap_flush_area(unsigned int type)
  * Move the page of slot @offset of area @type out of tmem: mark the slot
  * "moved" (a later put of it is refused, so the page goes to the swap
  * device), then tmem_preswap_writeback(), which writes it there. Counted
- * as written back (@by_limit) or as moved out by a shrink. Caller holds
+ * by @why: moved out by a shrink, or written back. Caller holds
  * preswap_shrink_mutex and found the slot held under rcu_read_lock(), which
  * it holds; it is dropped meanwhile and held again on return. Returns
  * tmem_preswap_writeback()'s result: 0 moved, -EAGAIN/-ENOMEM slot busy or
  * no memory (try later).
  */
+enum preswap_move {
+	PRESWAP_MOVE_SHRINK,		/* vm.preswap */
+	PRESWAP_MOVE_LIMIT,		/* writeback: the store nearly full */
+	PRESWAP_MOVE_MEMCG,		/* writeback: the memcg shrinker */
+};
+
 static int preswap_move_out(struct preswap_area *area, unsigned int type,
-			    unsigned long offset, bool by_limit)
+			    unsigned long offset, enum preswap_move why)
 	__must_hold(RCU)
 {
 	int err;
@@ -741,8 +780,10 @@ static int preswap_move_out(struct preswap_area *area, unsigned int type,
 	rcu_read_lock();
 	area = rcu_dereference(preswap_areas[type]);
 	if (area && !err) {
-		if (by_limit)
+		if (why == PRESWAP_MOVE_LIMIT)
 			area->written_back++;
+		else if (why == PRESWAP_MOVE_MEMCG)
+			area->written_back_memcg++;
 		else
 			area->moved_out++;
 	} else if (area) {	/* still held: its next put is normal */
@@ -775,7 +816,8 @@ static int preswap_shrink_pass(unsigned long target)
 				rcu_read_unlock();
 				break;
 			}
-			err = preswap_move_out(area, type, offset, false);
+			err = preswap_move_out(area, type, offset,
+					       PRESWAP_MOVE_SHRINK);
 			rcu_read_unlock();
 			if (err && err != -EAGAIN && err != -ENOMEM)
 				return err;
@@ -871,7 +913,8 @@ static unsigned long preswap_writeback_gen(unsigned int gen, unsigned int stop)
 				break;
 			if (READ_ONCE(area->age[offset]) == gen &&
 			    preswap_slot_may_writeback(area, offset) &&
-			    !preswap_move_out(area, type, offset, true) &&
+			    !preswap_move_out(area, type, offset,
+					      PRESWAP_MOVE_LIMIT) &&
 			    ++moved % PRESWAP_WB_BATCH == 0) {
 				rcu_read_unlock();
 				if (tmem_persistent_fill(true) <= stop ||
@@ -916,6 +959,169 @@ static void preswap_wb_workfn(struct work_struct *work)
 	}
 	mutex_unlock(&preswap_shrink_mutex);
 }
+
+#ifdef TMEM_CHARGE
+/* Does slot @offset of @area hold a page of cgroup @pm? RCU held. */
+static bool preswap_slot_of(struct preswap_area *area, unsigned long offset,
+			    struct preswap_memcg *pm)
+{
+	return READ_ONCE(area->objcg[offset]) &&
+	       READ_ONCE(area->memcg_id[offset]) == pm->id;
+}
+
+/*
+ * Write back up to @nr pages of cgroup @pm, the oldest first: a first walk
+ * over the held slots counts the cgroup's pages by age (generations since
+ * their put), a second moves out those at least as old as the youngest of
+ * the @nr oldest. Caller holds preswap_shrink_mutex. Returns pages moved.
+ */
+static unsigned long preswap_writeback_memcg(struct preswap_memcg *pm,
+					     unsigned long nr)
+{
+	unsigned int cur = READ_ONCE(preswap_gen), type, age, min_age;
+	unsigned long moved = 0, seen = 0, sum = 0, offset;
+	struct preswap_area *area;
+	int pass;
+
+	memset(preswap_memcg_ages, 0, sizeof(preswap_memcg_ages));
+	min_age = 0;
+	for (pass = 0; pass < 2; pass++) {
+		for (type = 0; type < MAX_SWAPFILES && moved < nr; type++) {
+			offset = 0;
+			rcu_read_lock();
+			while (moved < nr &&
+			       (area = rcu_dereference(preswap_areas[type]))) {
+				offset = find_next_bit(area->map, area->pages,
+						       offset);
+				if (offset >= area->pages)
+					break;
+				age = (cur - READ_ONCE(area->age[offset])) %
+				      PRESWAP_GENS;
+				if (!preswap_slot_of(area, offset, pm)) {
+					/* not the cgroup's */
+				} else if (!pass) {
+					preswap_memcg_ages[age]++;
+				} else if (age >= min_age &&
+					   !preswap_move_out(area, type, offset,
+							     PRESWAP_MOVE_MEMCG)) {
+					moved++;
+				}
+				if (++seen % PRESWAP_WB_SCAN == 0) {
+					rcu_read_unlock();
+					cond_resched();
+					rcu_read_lock();
+				}
+				offset++;
+			}
+			rcu_read_unlock();
+		}
+		if (pass)
+			break;
+		for (min_age = PRESWAP_GENS - 1; min_age > 0; min_age--) {
+			sum += preswap_memcg_ages[min_age];
+			if (sum >= nr)
+				break;
+		}
+	}
+	return moved;
+}
+
+/*
+ * What the memcg shrinker may free for sc->memcg: the memory its preswap
+ * pages take, in pages; 0 (not SHRINK_EMPTY, which would clear the
+ * cgroup's bit for good) when there is nothing or writeback is off or
+ * refused by the cgroup (memory.zswap.writeback = 0).
+ */
+static unsigned long preswap_memcg_count(struct shrinker *sh,
+					 struct shrink_control *sc)
+{
+	struct preswap_memcg *pm;
+	bool may;
+
+	if (!sc->memcg || !READ_ONCE(preswap_writeback))
+		return 0;
+	rcu_read_lock();
+	may = tmem_memcg_may_writeback(sc->memcg);
+	rcu_read_unlock();
+	pm = may ? xa_load(&preswap_memcgs, mem_cgroup_id(sc->memcg)) : NULL;
+	return pm ? DIV_ROUND_UP(atomic_long_read(&pm->bytes), PAGE_SIZE) : 0;
+}
+
+/*
+ * Write back sc->nr_to_scan of the cgroup's oldest preswap pages. Not from
+ * a reclaim that may not start I/O, nor while a vm.preswap shrink or the
+ * store's writeback runs (they hold the mutex and move pages out anyway).
+ */
+static unsigned long preswap_memcg_scan(struct shrinker *sh,
+					struct shrink_control *sc)
+{
+	struct preswap_memcg *pm;
+	unsigned long moved;
+
+	if (!sc->memcg || !(sc->gfp_mask & __GFP_IO) ||
+	    !READ_ONCE(preswap_writeback))
+		return SHRINK_STOP;
+	pm = xa_load(&preswap_memcgs, mem_cgroup_id(sc->memcg));
+	if (!pm || !mutex_trylock(&preswap_shrink_mutex))
+		return SHRINK_STOP;
+	moved = preswap_writeback_memcg(pm, sc->nr_to_scan);
+	mutex_unlock(&preswap_shrink_mutex);
+	pm->written_back += moved;
+	return moved ? moved : SHRINK_STOP;
+}
+
+static int preswap_memcg_shrinker_init(void)
+{
+	preswap_memcg_cache = KMEM_CACHE(preswap_memcg, SLAB_ACCOUNT);
+	if (!preswap_memcg_cache)
+		return -ENOMEM;
+	preswap_memcg_shrinker = tmem_shrinker_create(preswap_memcg_count,
+						      preswap_memcg_scan,
+						      DEFAULT_SEEKS, NULL,
+						      "tmem-preswap",
+						      &preswap_memcg_lru);
+	if (!preswap_memcg_shrinker) {
+		kmem_cache_destroy(preswap_memcg_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Unload, first: once it returns no shrinker callback runs. */
+static void preswap_memcg_shrinker_exit(void)
+{
+	tmem_shrinker_destroy(preswap_memcg_shrinker);
+}
+
+/* Unload, last: nothing is held (see preswap_exit). */
+static void preswap_memcgs_free(void)
+{
+	struct preswap_memcg *pm;
+	unsigned long id;
+
+	xa_for_each(&preswap_memcgs, id, pm) {
+		WARN_ON(atomic_long_read(&pm->pages));
+		tmem_list_lru_del_obj(&preswap_memcg_lru, &pm->lru);
+		kmem_cache_free(preswap_memcg_cache, pm);
+	}
+	xa_destroy(&preswap_memcgs);
+	list_lru_destroy(&preswap_memcg_lru);
+	kmem_cache_destroy(preswap_memcg_cache);
+}
+#else
+static inline int preswap_memcg_shrinker_init(void)
+{
+	return 0;
+}
+
+static inline void preswap_memcg_shrinker_exit(void)
+{
+}
+
+static inline void preswap_memcgs_free(void)
+{
+}
+#endif
 
 /* vm.preswap: read = pages held; write N = shrink to at most N pages */
 static int preswap_sysctl(TMEM_CTL_TABLE *table, int write,
@@ -1005,12 +1211,13 @@ static int preswap_show(struct seq_file *m, void *v)
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		area = rcu_dereference(preswap_areas[type]);
 		if (area)
-			seq_printf(m, "type %u slots %lu held %ld puts %lu put_refused %lu gets %lu get_misses %lu flushes %lu moved_out %lu written_back %lu\n",
+			seq_printf(m, "type %u slots %lu held %ld puts %lu put_refused %lu gets %lu get_misses %lu flushes %lu moved_out %lu written_back %lu written_back_memcg %lu\n",
 				   type, area->pages,
 				   atomic_long_read(&area->held), area->puts,
 				   area->put_refused, area->gets,
 				   area->get_misses, area->flushes,
-				   area->moved_out, area->written_back);
+				   area->moved_out, area->written_back,
+				   area->written_back_memcg);
 	}
 	rcu_read_unlock();
 	return 0;
@@ -1020,7 +1227,8 @@ DEFINE_SHOW_ATTRIBUTE(preswap);
 /*
  * preswap_cgroups: a line per memory cgroup preswap has stored for, as
  * key-value pairs: memcg id, inode number of its cgroup directory (stat -c
- * %i), pages and bytes held (charged) now, puts refused for it. Empty when
+ * %i), pages and bytes held (charged) now, puts refused for it, pages the
+ * memcg shrinker wrote back. Empty when
  * the kernel has no charge API (TMEM_CHARGE).
  */
 static int preswap_cgroups_show(struct seq_file *m, void *v)
@@ -1030,9 +1238,10 @@ static int preswap_cgroups_show(struct seq_file *m, void *v)
 	unsigned long id;
 
 	xa_for_each(&preswap_memcgs, id, pm)
-		seq_printf(m, "cgroup %lu ino %lu pages %ld bytes %ld refused %lu\n",
+		seq_printf(m, "cgroup %lu ino %lu pages %ld bytes %ld refused %lu written_back %lu\n",
 			   id, READ_ONCE(pm->ino), atomic_long_read(&pm->pages),
-			   atomic_long_read(&pm->bytes), READ_ONCE(pm->refused));
+			   atomic_long_read(&pm->bytes), READ_ONCE(pm->refused),
+			   READ_ONCE(pm->written_back));
 #endif
 	return 0;
 }
@@ -1050,7 +1259,9 @@ int preswap_init(struct dentry *debugfs_root)
 		return preswap_pool;
 	}
 	preswap_sysctl_header = tmem_register_sysctl("vm", preswap_sysctls);
-	if (!preswap_sysctl_header) {
+	if (!preswap_sysctl_header || preswap_memcg_shrinker_init()) {
+		if (preswap_sysctl_header)
+			unregister_sysctl_table(preswap_sysctl_header);
 		tmem_destroy_pool(preswap_pool);
 		destroy_workqueue(preswap_wb_wq);
 		return -ENOMEM;
@@ -1074,6 +1285,7 @@ void preswap_exit(void)
 		atomic_long_read(&preswap_refused_unloading));
 	/* no put kicks it any more; wait for a run in progress */
 	destroy_workqueue(preswap_wb_wq);
+	preswap_memcg_shrinker_exit();
 	unregister_sysctl_table(preswap_sysctl_header);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		struct preswap_area *area;

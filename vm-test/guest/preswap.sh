@@ -229,6 +229,38 @@ wait_writeback() {
 	log "writeback under way: written_back $wb0 -> $(ps_total written_back)"
 }
 
+# memcg_writeback: the memcg shrinker. With the store far from full (its
+# default limit, about 150 MiB here, against 48 MiB of work), the store's
+# own writeback never starts; a cgroup of 24M that may keep all of its
+# limit in preswap (cgroup_max_percent=100) fills it with charged preswap
+# pages, and its own reclaim must then write its oldest ones back to the
+# swap device: written back by the shrinker, for that cgroup, none by the
+# limit, the device written for them, every byte checked.
+memcg_writeback() {
+	local mp=/sys/module/tmem/parameters/max_pages
+	local cmp=/sys/module/tmem/parameters/cgroup_max_percent
+	local wb0 wbm0 w0 g0 wbm w ino
+	echo 0 >$mp
+	echo 100 >$cmp
+	wb0=$(ps_total written_back) wbm0=$(ps_total written_back_memcg)
+	w0=$(sectors_written $SWAP) g0=$(ps_total get_misses)
+	run "48 MiB in a 24M cgroup that may fill its limit with preswap pages: intact" \
+		in_cgroup memcgwb 24M $TOOLS/memcheck -m 48 -g 2
+	ino=$(stat -c %i /sys/fs/cgroup/memcgwb)
+	wbm=$(($(ps_total written_back_memcg) - wbm0)) w=$(($(sectors_written $SWAP) - w0))
+	log "memcg shrinker: written back $wbm ($(ps_cgroup "$ino" written_back) for the cgroup), by the limit $(($(ps_total written_back) - wb0)), $w sectors written"
+	[ "$wbm" -gt 0 ] && [ "$(ps_cgroup "$ino" written_back)" -gt 0 ]
+	ok $? "the cgroup's reclaim wrote its oldest preswap pages back (written_back_memcg +$wbm)"
+	[ "$(ps_total written_back)" = "$wb0" ]
+	ok $? "none by the store's limit, which was never near"
+	[ "$w" -ge $((wbm * 8)) ]
+	ok $? "the swap device took them ($w sectors for $wbm pages)"
+	[ "$(ps_total get_misses)" = "$g0" ]
+	ok $? "no held page ever missed (get_misses $(ps_total get_misses))"
+	echo 50 >$cmp
+	echo 512 >$mp
+}
+
 # race_writeback: for at least 20 s and 6 short-lived workloads, in a 16M
 # cgroup, 16 MiB each pushed out twice: every other one is killed (SIGKILL)
 # after 1 to 3 s, freeing its slots wherever writeback is, the others must
@@ -330,6 +362,7 @@ test_preswap_writeback() {
 	ok $? "the swap device took the written-back pages ($w sectors for $wb pages)"
 	[ "$(ps_total get_misses)" = "$g0" ]
 	ok $? "no held page ever missed (get_misses $(ps_total get_misses))"
+	memcg_writeback
 
 	# Races, while a workload pushes its pages out into a full store and
 	# rewrites them (each rewrite a swap-in racing the writeback of the
