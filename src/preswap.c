@@ -54,8 +54,10 @@
  * preswap holds for the cgroup has reached cgroup_max_percent of the
  * lowest memory.max on its path: a charged store larger than the cgroup's
  * limit would leave it nothing to reclaim (an OOM kill), and a store shared
- * by every cgroup would let one of them fill it. Writeback passes over
- * pages of cgroups with memory.zswap.writeback = 0 (6.8+). Pages of the
+ * by every cgroup would let one of them fill it. With preswap_writeback
+ * on, a memcg-aware shrinker also writes back a cgroup's oldest pages
+ * under its own memory pressure (see preswap_memcg_lru). Writeback passes
+ * over pages of cgroups with memory.zswap.writeback = 0 (6.8+). Pages of the
  * root cgroup, or with cgroup v1, are not charged. Per cgroup counts: the
  * debugfs file preswap_cgroups.
  *
@@ -69,7 +71,8 @@
  *       pages back to the swap device when the store is nearly full of
  *       preswap's pages; 0 lets the store fill up and refuse puts. Each
  *       page is read into the swap cache and written to the swap device at
- *       once (the patch's tmem_preswap_writeback()). Off by default: on
+ *       once (the patch's tmem_preswap_writeback()). Also turns on the
+ *       memcg shrinker (see "Memory cgroups"). Off by default: on
  *       make bench's swap workload, which reads pages back in the order it
  *       wrote them, it costs more disk traffic than refusing (see README,
  *       Performance).
