@@ -37,7 +37,7 @@ fields=workload,config,rep,wall_s,sectors_read,sectors_written,store_pages,store
 
 # Aggregate: one row per workload x configuration, in the order the
 # workloads first ran and in the order of CONFIGS.
-CONFIGS="base zswap tmem-ram tmem-lz4 tmem-zstd"
+CONFIGS="base zswap tmem-ram tmem-lz4 tmem-lz4-wb tmem-zstd"
 # median(LIST): the median of a space-separated list of numbers ("" if
 # empty); every awk program below starts with it
 MEDIAN_AWK='
@@ -141,7 +141,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 	echo
 	echo "Configurations: base = swap disk only (reread: precache off); zswap = zswap on (lz4, zsmalloc)," \
 		"preswap off; tmem-* = preswap on, zswap off (reread: precache on), with backend=ram (tmem-ram)" \
-		"or the compressing backend and compressor lz4 or zstd." \
+		"or the compressing backend and compressor lz4 or zstd; tmem-lz4-wb = tmem-lz4 with preswap_writeback=1." \
 		"x base, x zswap: median wall time over the median of base / zswap (below 1 = faster)." \
 		"Disk = the swap disk (reread: the data disk), from /proc/diskstats." \
 		"Store peak: the most pages and memory tmem or zswap held (sampled each second)." \

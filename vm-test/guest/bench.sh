@@ -11,6 +11,8 @@
 #   tmem-lz4   the same with backend=compress (the default), compressor
 #              and precache_compressor lz4
 #   tmem-zstd  backend=compress, both compressors zstd
+#   tmem-lz4-wb  tmem-lz4 with preswap_writeback=1 (swap workload only);
+#              every other configuration runs with it 0, the default
 # tmem is reloaded (modprobe -r; modprobe tmem backend=...) when a run
 # needs the other backend; the compressor is switched through its module
 # parameter. precache is off during the swap workloads, so they measure
@@ -188,7 +190,8 @@ tmem_backend() {
 # set_config WORKLOAD CONFIG. tmem is switched by its module parameters,
 # which work on every kernel (see setup for the sysctls).
 set_config() {
-	local zswap=0 preswap=0 precache=0
+	local zswap=0 preswap=0 precache=0 wb=0
+	case $2 in *-wb) wb=1 ;; esac	# the same with preswap_writeback=1
 	case ${1%@*}/$2 in
 	reread/tmem*) precache=1 ;;
 	reread/*) ;;
@@ -199,8 +202,9 @@ set_config() {
 	tmem-ram) setp $P/precache_enabled 0 && setp $P/preswap_enabled 0 &&
 		tmem_backend ram || return 1 ;;
 	tmem-*) setp $P/precache_enabled 0 && setp $P/preswap_enabled 0 &&
-		tmem_backend compress "${2#tmem-}" || return 1 ;;
+		tmem_backend compress "$(echo "${2#tmem-}" | sed 's/-wb$//')" || return 1 ;;
 	esac
+	setp $P/preswap_writeback $wb || return 1
 	# precache off drops every precache pool: nothing from an earlier
 	# run survives into the next
 	setp $P/precache_enabled 0 && setp $ZS/enabled 0 &&
@@ -485,7 +489,7 @@ for rep in $(seq 1 "$REPS"); do
 		reread@*) configs=(base tmem-lz4) ;;
 		sort | swap@*) configs=(base zswap tmem-lz4) ;;
 		micro) configs=(tmem-lz4) ;;
-		*) configs=(base zswap tmem-ram tmem-lz4 tmem-zstd) ;;
+		*) configs=(base zswap tmem-ram tmem-lz4 tmem-lz4-wb tmem-zstd) ;;
 		esac
 		n=${#configs[@]}
 		for k in $(seq 0 $((n - 1))); do
