@@ -188,6 +188,7 @@ struct preswap_memcg {
 	unsigned long ino;		/* of the cgroup's directory; racy */
 	unsigned long refused;		/* puts refused for the cgroup; racy */
 	unsigned long written_back;	/* by the memcg shrinker; racy */
+	atomic_long_t wb_wanted;	/* pages the shrinker asked for */
 	struct list_head lru;		/* on preswap_memcg_lru, see below */
 	unsigned short id;		/* its key */
 };
@@ -195,8 +196,17 @@ static DEFINE_XARRAY(preswap_memcgs);
 
 /*
  * The memcg-aware shrinker: under a cgroup's memory pressure (its own
- * reclaim, at memory.high or memory.max) it writes back that cgroup's
- * oldest preswap pages, when preswap_writeback is on. The kernel calls a
+ * reclaim, at memory.high or memory.max, or kswapd's) it has that cgroup's
+ * oldest preswap pages written back, when preswap_writeback is on. Not in
+ * the shrinker itself: a reclaim inside a swap-in holds that slot's
+ * SWAP_HAS_CACHE before its folio is in the swap cache, and reading the
+ * slot back from there would wait on itself for ever (the zswap deadlock
+ * 6.12 avoids with skip_if_exists, which 6.1 lacks). The shrinker adds
+ * what it was asked to scan to the cgroup's wb_wanted and queues
+ * preswap_memcg_wb_work, which writes back on the writeback workqueue. The
+ * worker's reads are charged to the cgroup beyond its limit (PF_MEMALLOC,
+ * as in zswap's shrinker, which runs in reclaim): each page is written out
+ * at once and leaves memory, so the cgroup ends up lighter. The kernel calls a
  * memcg-aware shrinker for a cgroup only once the cgroup's bit is set for
  * it, and from a module only list_lru_add() sets it. So each
  * preswap_memcg is allocated from an accounted cache for its cgroup
@@ -213,6 +223,8 @@ static struct kmem_cache *preswap_memcg_cache;
 static struct shrinker *preswap_memcg_shrinker;
 /* preswap_writeback_memcg()'s census of ages; under preswap_shrink_mutex */
 static unsigned long preswap_memcg_ages[PRESWAP_GENS];
+static void preswap_memcg_wb_workfn(struct work_struct *work);
+static DECLARE_WORK(preswap_memcg_wb_work, preswap_memcg_wb_workfn);
 #endif
 static unsigned int cgroup_max_percent = 50;
 /* puts refused by memory.zswap.max or cgroup_max_percent */
@@ -1051,26 +1063,53 @@ static unsigned long preswap_memcg_count(struct shrinker *sh,
 }
 
 /*
- * Write back sc->nr_to_scan of the cgroup's oldest preswap pages. Not from
- * a reclaim that may not start I/O, nor while a vm.preswap shrink or the
- * store's writeback runs (they hold the mutex and move pages out anyway).
+ * Ask for sc->nr_to_scan of the cgroup's oldest preswap pages to be written
+ * back (at most what it holds), by preswap_memcg_wb_work. Frees nothing
+ * itself, so it says 0. Not for a reclaim that may not start I/O.
  */
 static unsigned long preswap_memcg_scan(struct shrinker *sh,
 					struct shrink_control *sc)
 {
 	struct preswap_memcg *pm;
-	unsigned long moved;
+	long held;
 
 	if (!sc->memcg || !(sc->gfp_mask & __GFP_IO) ||
 	    !READ_ONCE(preswap_writeback))
 		return SHRINK_STOP;
 	pm = xa_load(&preswap_memcgs, mem_cgroup_id(sc->memcg));
-	if (!pm || !mutex_trylock(&preswap_shrink_mutex))
+	if (!pm)
 		return SHRINK_STOP;
-	moved = preswap_writeback_memcg(pm, sc->nr_to_scan);
-	mutex_unlock(&preswap_shrink_mutex);
-	pm->written_back += moved;
-	return moved ? moved : SHRINK_STOP;
+	held = atomic_long_read(&pm->pages);
+	if (atomic_long_add_return(sc->nr_to_scan, &pm->wb_wanted) > held)
+		atomic_long_set(&pm->wb_wanted, held);
+	if (!work_pending(&preswap_memcg_wb_work))
+		queue_work(preswap_wb_wq, &preswap_memcg_wb_work);
+	return 0;
+}
+
+/*
+ * The memcg writeback worker: for each cgroup that asked, its oldest pages,
+ * as many as asked. Gives way to a vm.preswap shrink waiting for the mutex.
+ */
+static void preswap_memcg_wb_workfn(struct work_struct *work)
+{
+	struct preswap_memcg *pm;
+	unsigned int noreclaim;
+	unsigned long id;
+	long want;
+
+	xa_for_each(&preswap_memcgs, id, pm) {
+		want = atomic_long_xchg(&pm->wb_wanted, 0);
+		if (want <= 0 || atomic_read(&preswap_shrink_waiters) ||
+		    !READ_ONCE(preswap_writeback))
+			continue;
+		mutex_lock(&preswap_shrink_mutex);
+		noreclaim = memalloc_noreclaim_save();
+		pm->written_back += preswap_writeback_memcg(pm, want);
+		memalloc_noreclaim_restore(noreclaim);
+		mutex_unlock(&preswap_shrink_mutex);
+		cond_resched();
+	}
 }
 
 static int preswap_memcg_shrinker_init(void)
@@ -1090,10 +1129,14 @@ static int preswap_memcg_shrinker_init(void)
 	return 0;
 }
 
-/* Unload, first: once it returns no shrinker callback runs. */
+/*
+ * Unload, first (before the workqueue goes): once it returns no shrinker
+ * callback runs and no memcg writeback is queued or running.
+ */
 static void preswap_memcg_shrinker_exit(void)
 {
 	tmem_shrinker_destroy(preswap_memcg_shrinker);
+	cancel_work_sync(&preswap_memcg_wb_work);
 }
 
 /* Unload, last: nothing is held (see preswap_exit). */
@@ -1286,9 +1329,9 @@ void preswap_exit(void)
 
 	pr_info("%ld preswap puts refused while unloading\n",
 		atomic_long_read(&preswap_refused_unloading));
+	preswap_memcg_shrinker_exit();
 	/* no put kicks it any more; wait for a run in progress */
 	destroy_workqueue(preswap_wb_wq);
-	preswap_memcg_shrinker_exit();
 	unregister_sysctl_table(preswap_sysctl_header);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		struct preswap_area *area;
