@@ -285,7 +285,7 @@ race_writeback() {
 		if [ $((i % 2)) = 1 ]; then
 			sleep $((1 + i % 3))
 			kill -9 $! 2>/dev/null
-			wait $!
+			wait $! 2>/dev/null	# (bash reports the kill on stderr)
 			rc=$?
 			case $rc in
 			137) killed=$((killed + 1)) ;;
