@@ -486,11 +486,13 @@ test_preswap_cgroup() {
 	swapoff $SWAP
 }
 
-# vm.preswap = 0 must stick: the pages it moves out are dirty in the swap
-# cache, and when reclaim writes them they go to the swap device, not
-# straight back into preswap. The workload's pages are all pushed out
-# (MADV_PAGEOUT) into preswap, moved out with vm.preswap = 0, then its
-# cgroup is made to reclaim (memory.reclaim) while it writes nothing new.
+# vm.preswap = 0 must stick: the pages it moves out go to the swap device
+# (written at once by tmem_preswap_writeback(), and should reclaim write
+# one again, refused by preswap), not straight back into preswap. The
+# workload's pages are all pushed out (MADV_PAGEOUT) into preswap, moved
+# out with vm.preswap = 0, then its cgroup is made to reclaim
+# (memory.reclaim) while it writes nothing new: the swap device's writes
+# from the shrink on cover every page moved, and preswap stays empty.
 test_preswap_shrink_sticks() {
 	local cg=/sys/fs/cgroup/stick held moved w0 w i pid
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
@@ -499,21 +501,20 @@ test_preswap_shrink_sticks() {
 	in_cgroup stick max $TOOLS/memcheck -m 32 -p -r /tmp/ready -w /tmp/go >/tmp/stick.out 2>&1 &
 	pid=$!
 	while [ ! -e /tmp/ready ]; do sleep 0.5; done
-	held=$(ps_held)
+	held=$(ps_held) w0=$(sectors_written $SWAP)
 	run "vm.preswap=0 with $held pages held" sh -c 'echo 0 >/proc/sys/vm/preswap'
 	moved=$(ps_moved_out)
 	[ "$held" -gt 4000 ] && [ "$(ps_held)" = 0 ] && [ "$moved" -ge "$held" ]
 	ok $? "the shrink moved every page out ($held held, moved_out $moved, now $(ps_held))"
-	w0=$(sectors_written $SWAP)
 	for i in 1 2 3 4 5; do
 		echo 64M >$cg/memory.reclaim 2>/dev/null
 		sleep 1
 		w=$(($(sectors_written $SWAP) - w0))
 		[ "$w" -ge $((moved * 8)) ] && break
 	done
-	log "reclaim after the shrink: $w sectors written, preswap holds $(ps_held)"
+	log "the shrink and reclaim after it: $w sectors written, preswap holds $(ps_held)"
 	[ "$w" -ge $((moved * 8)) ]
-	ok $? "reclaim wrote the moved pages to the swap device ($w sectors for $moved pages)"
+	ok $? "the moved pages reached the swap device ($w sectors for $moved pages)"
 	# reclaim also swaps out the workload's few other pages (stack, libc
 	# data): new pages, which preswap may take; the moved ones it may not
 	[ "$(ps_held)" -le $((moved / 100)) ]
