@@ -204,9 +204,10 @@ static DEFINE_XARRAY(preswap_memcgs);
  * 6.12 avoids with skip_if_exists, which 6.1 lacks). The shrinker adds
  * what it was asked to scan to the cgroup's wb_wanted and queues
  * preswap_memcg_wb_work, which writes back on the writeback workqueue. The
- * worker's reads are charged to the cgroup beyond its limit (PF_MEMALLOC,
- * as in zswap's shrinker, which runs in reclaim): each page is written out
- * at once and leaves memory, so the cgroup ends up lighter. The kernel calls a
+ * worker's reads are charged to the cgroup beyond its limit (PF_MEMALLOC in
+ * preswap_move_out(), as in zswap's shrinker, which runs in reclaim): each
+ * page is written out at once and leaves memory, so the cgroup ends up
+ * lighter. The kernel calls a
  * memcg-aware shrinker for a cgroup only once the cgroup's bit is set for
  * it, and from a module only list_lru_add() sets it. So each
  * preswap_memcg is allocated from an accounted cache for its cgroup
@@ -787,11 +788,21 @@ static int preswap_move_out(struct preswap_area *area, unsigned int type,
 			    unsigned long offset, enum preswap_move why)
 	__must_hold(RCU)
 {
+	unsigned int noreclaim;
 	int err;
 
 	set_bit(offset, area->moved);
 	rcu_read_unlock();
+	/*
+	 * As reclaim itself (and zswap's writeback in it): the page read
+	 * back may use the reserves and is charged to its cgroup even over
+	 * the limit; it is written out and freed at once. Without this its
+	 * allocation (__GFP_NORETRY in the patch) fails under the machine's
+	 * memory pressure, with a warning in the log.
+	 */
+	noreclaim = memalloc_noreclaim_save();
 	err = tmem_preswap_writeback(type, offset);
+	memalloc_noreclaim_restore(noreclaim);
 	rcu_read_lock();
 	area = rcu_dereference(preswap_areas[type]);
 	if (area && !err) {
@@ -1094,7 +1105,6 @@ static unsigned long preswap_memcg_scan(struct shrinker *sh,
 static void preswap_memcg_wb_workfn(struct work_struct *work)
 {
 	struct preswap_memcg *pm;
-	unsigned int noreclaim;
 	unsigned long id;
 	long want;
 
@@ -1104,9 +1114,7 @@ static void preswap_memcg_wb_workfn(struct work_struct *work)
 		    !READ_ONCE(preswap_writeback))
 			continue;
 		mutex_lock(&preswap_shrink_mutex);
-		noreclaim = memalloc_noreclaim_save();
 		pm->written_back += preswap_writeback_memcg(pm, want);
-		memalloc_noreclaim_restore(noreclaim);
 		mutex_unlock(&preswap_shrink_mutex);
 		cond_resched();
 	}
