@@ -192,7 +192,7 @@ info() { sed -n "s/^# bench-info,$1,//p" "$tap" | tail -n1; }
 				for (i = 1; i <= n; i++) {
 					k = order[i]; split(k, kk, ",")
 					x = median(a[k]); y = median(b[k])
-					printf "| %s | %s | %d | %d | %.2fx |\n", kk[1], kk[2], x, y, x > 0 ? y / x : 0
+					printf "| %s | %s | %d | %d | %.2fx |\n", kk[1], kk[2], x, y, (x > 0 ? y / x : 0)
 				}
 			}'
 		fi
