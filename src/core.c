@@ -186,6 +186,7 @@ enum tmem_stat_item {
 	TMEM_STAT_GETS_MISS,
 	TMEM_STAT_FLUSH_PAGES,
 	TMEM_STAT_FLUSH_OBJECTS,
+	TMEM_STAT_FLUSH_RANGES,
 	TMEM_STAT_FLUSHED,
 	TMEM_STAT_EVICTED,
 	TMEM_STAT_SHRUNK,
@@ -417,6 +418,7 @@ static void stats_sum(struct tmem_pcpu_stats __percpu *pcs,
 	st->gets_miss = v[TMEM_STAT_GETS_MISS];
 	st->flush_pages = v[TMEM_STAT_FLUSH_PAGES];
 	st->flush_objects = v[TMEM_STAT_FLUSH_OBJECTS];
+	st->flush_ranges = v[TMEM_STAT_FLUSH_RANGES];
 	st->flushed = v[TMEM_STAT_FLUSHED];
 	st->evicted = v[TMEM_STAT_EVICTED];
 	st->shrunk = v[TMEM_STAT_SHRUNK];
@@ -1192,6 +1194,54 @@ int tmem_flush_object(int pool_id, u64 oid)
 }
 EXPORT_SYMBOL_NS_GPL(tmem_flush_object, TMEM);
 
+/* Pages tmem_flush_range() detaches per hold of the bucket lock. */
+#define TMEM_RANGE_CHUNK	16
+
+int tmem_flush_range(int pool_id, u64 oid, u32 first, u32 last)
+{
+	struct {
+		void *item;
+		unsigned int size;
+	} batch[TMEM_RANGE_CHUNK];
+	unsigned long index = first, flags, flushed = 0;
+	struct tmem_bucket *b;
+	struct tmem_pool *p;
+	struct tmem_obj *o;
+	unsigned int i, n;
+
+	if (first > last)
+		return -EINVAL;
+	rcu_read_lock();
+	p = pool_lookup(pool_id);
+	if (!p) {
+		rcu_read_unlock();
+		return -EINVAL;
+	}
+	b = pool_bucket(p, oid);
+	do {
+		n = 0;
+		spin_lock_irqsave(&b->lock, flags);
+		/* handle_detach() frees the object with its last page */
+		while (n < TMEM_RANGE_CHUNK && index <= last &&
+		       (o = obj_find(b, oid)) &&
+		       xa_find(&o->pages, &index, last, XA_PRESENT)) {
+			batch[n].item = handle_detach(p, b, oid, index,
+						      &batch[n].size);
+			n++;
+			index++;
+		}
+		spin_unlock_irqrestore(&b->lock, flags);
+		for (i = 0; i < n; i++)
+			item_free(p, batch[i].item, batch[i].size);
+		flushed += n;
+	} while (n == TMEM_RANGE_CHUNK);
+	pool_stat_inc(p, TMEM_STAT_FLUSH_RANGES);
+	pool_stat_add(p, TMEM_STAT_FLUSHED, flushed);
+	rcu_read_unlock();
+	return flushed ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_NS_GPL(tmem_flush_range, TMEM);
+
 /* ---- pools -------------------------------------------------------------- */
 
 static int pool_flags_check(const uuid_t *uuid, u32 flags)
@@ -1496,6 +1546,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "gets_miss %llu\n", st.gets_miss);
 	seq_printf(m, "flush_pages %llu\n", st.flush_pages);
 	seq_printf(m, "flush_objects %llu\n", st.flush_objects);
+	seq_printf(m, "flush_ranges %llu\n", st.flush_ranges);
 	seq_printf(m, "flushed %llu\n", st.flushed);
 	seq_printf(m, "evicted %llu\n", st.evicted);
 	seq_printf(m, "shrunk %llu\n", st.shrunk);
@@ -1519,13 +1570,14 @@ static int pools_show(struct seq_file *m, void *v)
 	rcu_read_lock();
 	xa_for_each(&tmem_pools, id, p) {
 		stats_sum(p->stats, &st);
-		seq_printf(m, "pool %lu kind %s store %s pages %lld bytes %lld same_filled %lld puts %llu puts_refused %llu refused_full %llu refused_nomem %llu refused_incompressible %llu gets_hit %llu gets_miss %llu flush_pages %llu flush_objects %llu flushed %llu evicted %llu shrunk %llu name %s\n",
+		seq_printf(m, "pool %lu kind %s store %s pages %lld bytes %lld same_filled %lld puts %llu puts_refused %llu refused_full %llu refused_nomem %llu refused_incompressible %llu gets_hit %llu gets_miss %llu flush_pages %llu flush_objects %llu flush_ranges %llu flushed %llu evicted %llu shrunk %llu name %s\n",
 			   id, p->persistent ? "persistent" : "ephemeral",
 			   p->store->name, st.pages, st.bytes, st.same_filled,
 			   st.puts, st.puts_refused, st.refused_full,
 			   st.refused_nomem, st.refused_incompressible,
 			   st.gets_hit, st.gets_miss,
-			   st.flush_pages, st.flush_objects, st.flushed,
+			   st.flush_pages, st.flush_objects, st.flush_ranges,
+			   st.flushed,
 			   st.evicted, st.shrunk, p->name);
 	}
 	rcu_read_unlock();

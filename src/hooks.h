@@ -22,7 +22,7 @@ enum tmem_hook {
 	TMEM_HOOK_PRECACHE_GET,
 	TMEM_HOOK_PRECACHE_PUT,
 	TMEM_HOOK_PRECACHE_FLUSH_PAGE,
-	TMEM_HOOK_PRECACHE_FLUSH_INODE,
+	TMEM_HOOK_PRECACHE_FLUSH_RANGE,
 	TMEM_HOOK_PRECACHE_FLUSH_FS,
 	TMEM_HOOK_PRESWAP_INIT,
 	TMEM_HOOK_PRESWAP_PUT,
@@ -40,7 +40,8 @@ void precache_exit(void);
 int precache_get(struct page *page);
 int precache_put(struct address_space *mapping, struct folio *folio);
 int precache_flush_page(struct address_space *mapping, struct folio *folio);
-int precache_flush_inode(struct address_space *mapping);
+int precache_flush_range(struct address_space *mapping, pgoff_t start,
+			 pgoff_t end);
 int precache_flush_fs(struct super_block *sb);
 
 /* preswap.c */

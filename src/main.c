@@ -53,7 +53,7 @@ static const char * const hook_names[TMEM_NR_HOOKS] = {
 	[TMEM_HOOK_PRECACHE_GET]	 = "precache_get",
 	[TMEM_HOOK_PRECACHE_PUT]	 = "precache_put",
 	[TMEM_HOOK_PRECACHE_FLUSH_PAGE]	 = "precache_flush_page",
-	[TMEM_HOOK_PRECACHE_FLUSH_INODE] = "precache_flush_inode",
+	[TMEM_HOOK_PRECACHE_FLUSH_RANGE] = "precache_flush_range",
 	[TMEM_HOOK_PRECACHE_FLUSH_FS]	 = "precache_flush_fs",
 	[TMEM_HOOK_PRESWAP_INIT]	 = "preswap_init",
 	[TMEM_HOOK_PRESWAP_PUT]		 = "preswap_put",
@@ -90,10 +90,11 @@ static int hook_precache_put(struct address_space *mapping,
 	return precache_flush_page(mapping, folio);
 }
 
-static int hook_precache_flush_inode(struct address_space *mapping)
+static int hook_precache_flush_range(struct address_space *mapping,
+				     pgoff_t start, pgoff_t end)
 {
-	count(TMEM_HOOK_PRECACHE_FLUSH_INODE);
-	return precache_flush_inode(mapping);
+	count(TMEM_HOOK_PRECACHE_FLUSH_RANGE);
+	return precache_flush_range(mapping, start, end);
 }
 
 static int hook_precache_flush_fs(struct super_block *sb)
@@ -135,7 +136,7 @@ static int hook_preswap_flush_area(unsigned int type)
 static const struct tmem_ops tmem_hook_ops = {
 	.precache_get		= hook_precache_get,
 	.precache_put		= hook_precache_put,
-	.precache_flush_inode	= hook_precache_flush_inode,
+	.precache_flush_range	= hook_precache_flush_range,
 	.precache_flush_fs	= hook_precache_flush_fs,
 	.preswap_init		= hook_preswap_init,
 	.preswap_put		= hook_preswap_put,

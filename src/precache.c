@@ -18,11 +18,13 @@
  * served too, and destroyed at umount.
  *
  * Coherency comes from the kernel's flush hooks: every page that leaves the
- * page cache without a put is flushed; truncate, hole punching, O_DIRECT
- * writes and inode eviction flush the whole inode (even when no page was
- * cached, so a reused inode number never sees the old file's data);
- * invalidate_bdev flushes every filesystem on that device; umount destroys
- * the pool.
+ * page cache without a put is flushed; inode eviction and a truncate to
+ * zero flush the whole inode (even when no page was cached, so a reused
+ * inode number never sees the old file's data); a partial truncate, hole
+ * punching, zero/collapse range and O_DIRECT writes flush only the pages
+ * of their range (the kernel passes it: precache_flush_range), so the rest
+ * of the file stays served; invalidate_bdev flushes every filesystem on
+ * that device; umount destroys the pool.
  *
  * O_DIRECT writes in flight: while an inode has direct I/O in flight
  * (inode->i_dio_count, held from submission until after the kernel's
@@ -259,7 +261,15 @@ int precache_flush_page(struct address_space *mapping, struct folio *folio)
 	return 0;
 }
 
-int precache_flush_inode(struct address_space *mapping)
+/*
+ * Pages @start..@end of @mapping changed or went away: 0..ULONG_MAX (inode
+ * eviction, truncate to zero) flushes the whole object; a range flushes its
+ * pages alone (indices past U32_MAX were never stored). A block device's
+ * own page cache drops every filesystem on the device, whatever the range:
+ * a write through it can change any of their blocks.
+ */
+int precache_flush_range(struct address_space *mapping, pgoff_t start,
+			 pgoff_t end)
 {
 	struct inode *inode = mapping->host;
 	struct precache_fs *fs;
@@ -271,12 +281,16 @@ int precache_flush_inode(struct address_space *mapping)
 		precache_fs_drop(precache_fs_on_bdev, I_BDEV(inode));
 		return 0;
 	}
-	if (!inode->i_sb->s_bdev)
+	if (!inode->i_sb->s_bdev || start > U32_MAX || start > end)
 		return 0;
 	rcu_read_lock();
 	fs = precache_fs_find(inode->i_sb);
 	if (fs) {
-		tmem_flush_object(fs->pool_id, inode->i_ino);
+		if (start == 0 && end == ULONG_MAX)
+			tmem_flush_object(fs->pool_id, inode->i_ino);
+		else
+			tmem_flush_range(fs->pool_id, inode->i_ino, start,
+					 min_t(pgoff_t, end, U32_MAX));
 		fs->flushes++;
 	}
 	rcu_read_unlock();

@@ -26,7 +26,7 @@
  *
  * Calling context (this is what the kernel's hooks need):
  * - tmem_put_page(), tmem_get_page(), tmem_flush_page(), tmem_flush_object(),
- *   tmem_destroy_pool() never sleep and may be called in any context except
+ *   tmem_flush_range(), tmem_destroy_pool() never sleep and may be called in any context except
  *   NMI, including with spinlocks held and interrupts disabled (a precache
  *   put runs under the i_pages lock with interrupts off).  They allocate
  *   only with GFP_NOWAIT.
@@ -146,6 +146,19 @@ int tmem_flush_page(int pool_id, u64 object, u32 index);
 int tmem_flush_object(int pool_id, u64 object);
 
 /**
+ * tmem_flush_range() - forget the pages of an object with an index in
+ * @first..@last (inclusive)
+ *
+ * Never sleeps; the bucket lock is taken once per TMEM_RANGE_CHUNK pages
+ * found, and the pages are freed outside it, so a long range does not mean
+ * a long irqs-off section.  The cost grows with the pages stored in the
+ * range, not with its length.
+ * Return: 0 some page was freed, -ENOENT none was stored in the range,
+ * -EINVAL bad pool id or @first > @last.
+ */
+int tmem_flush_range(int pool_id, u64 object, u32 first, u32 last);
+
+/**
  * tmem_drain() - wait until the pages that tmem_flush_object() and
  * tmem_destroy_pool() handed to the background worker (beyond 1024 pages
  * per call) are freed.  They are unreachable from the moment those calls
@@ -184,7 +197,8 @@ struct tmem_stats {
 	u64 gets_miss;
 	u64 flush_pages;	/* tmem_flush_page() calls */
 	u64 flush_objects;	/* tmem_flush_object() calls */
-	u64 flushed;		/* pages freed by flush_page/flush_object */
+	u64 flush_ranges;	/* tmem_flush_range() calls */
+	u64 flushed;		/* pages freed by the three flushes */
 	u64 evicted;		/* ephemeral pages evicted to make room */
 	u64 shrunk;		/* ephemeral pages given back to the shrinker */
 	u64 refused_full;	/* of puts_refused: at capacity */

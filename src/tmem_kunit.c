@@ -512,6 +512,64 @@ static void test_flush_object(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 10);
 }
 
+/*
+ * flush_range: the pages in the range miss; the rest of the object and the
+ * other objects do not. 40 pages (several lock holds), a range up to the
+ * top index, an empty and an inverted range; the object goes with its last
+ * page.
+ */
+static void test_flush_range(struct kunit *test)
+{
+	struct tctx *c = test->priv;
+	int pp = new_pool(test, true), pe = new_pool(test, false);
+	struct tmem_stats st;
+	int pool, k;
+	u32 i;
+
+	tmem_store_set_max_pages(c->store, 1024);
+	for (k = 0; k < 2; k++) {
+		pool = k ? pe : pp;
+		for (i = 0; i < 100; i++)
+			PUT_OK(test, pool, 20, i, i);
+		PUT_OK(test, pool, 20, U32_MAX, 7);
+		for (i = 0; i < 10; i++)
+			PUT_OK(test, pool, 21, i, 500 + i);
+		KUNIT_EXPECT_EQ(test, tmem_flush_range(pool, 20, 10, 49), 0);
+		KUNIT_EXPECT_EQ(test, tmem_flush_range(pool, 20, 10, 49),
+				-ENOENT);
+		KUNIT_EXPECT_EQ(test, tmem_flush_range(pool, 20, 60, 59),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, tmem_flush_range(pool, 99, 0, U32_MAX),
+				-ENOENT);
+		st = pool_stats(test, pool);
+		KUNIT_EXPECT_EQ(test, st.flushed, 40ULL);
+		KUNIT_EXPECT_EQ(test, st.pages, 71LL);
+		/* 90..99 and the top index */
+		KUNIT_EXPECT_EQ(test, tmem_flush_range(pool, 20, 90, U32_MAX),
+				0);
+		st = pool_stats(test, pool);
+		KUNIT_EXPECT_EQ(test, st.flushed, 51ULL);
+		KUNIT_EXPECT_EQ(test, st.flush_ranges, 4ULL);
+		for (i = 10; i < 50; i++)
+			expect_miss(test, pool, 20, i);
+		for (i = 90; i < 100; i++)
+			expect_miss(test, pool, 20, i);
+		expect_miss(test, pool, 20, U32_MAX);
+		for (i = 0; i < 10; i++)
+			expect_page(test, pool, 20, i, i);
+		for (i = 50; i < 90; i++)
+			expect_page(test, pool, 20, i, i);
+		for (i = 0; i < 10; i++)
+			expect_page(test, pool, 21, i, 500 + i);
+	}
+	/* the persistent object's last 50 pages: the object goes with them */
+	KUNIT_EXPECT_EQ(test, tmem_flush_range(pp, 20, 0, U32_MAX), 0);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pp).flushed, 101ULL);
+	KUNIT_EXPECT_EQ(test, tmem_flush_object(pp, 20), -ENOENT);
+	KUNIT_EXPECT_EQ(test, pool_stats(test, pe).pages, 0LL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tb_live), 10);
+}
+
 /* destroy_pool frees everything and the id stops working. */
 static void test_destroy_pool(struct kunit *test)
 {
@@ -1298,6 +1356,7 @@ static struct kunit_case tmem_core_cases[] = {
 	KUNIT_CASE(test_get_get),
 	KUNIT_CASE(test_flush_page),
 	KUNIT_CASE(test_flush_object),
+	KUNIT_CASE(test_flush_range),
 	KUNIT_CASE(test_destroy_pool),
 	KUNIT_CASE(test_pool_flags),
 	KUNIT_CASE(test_default_store),
@@ -1709,6 +1768,7 @@ static struct kunit_case tmem_compress_cases[] = {
 	KUNIT_CASE(test_get_get),
 	KUNIT_CASE(test_flush_page),
 	KUNIT_CASE(test_flush_object),
+	KUNIT_CASE(test_flush_range),
 	KUNIT_CASE(test_destroy_pool),
 	KUNIT_CASE(test_destroy_many),
 	KUNIT_CASE(test_flush_object_many),

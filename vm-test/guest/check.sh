@@ -121,30 +121,30 @@ test_precache_hooks() {
 	[ "$(file_sum $f)" = "$sum" ]
 	ok $? "file reads back with the written checksum after eviction"
 
-	b=$(hook precache_flush_inode)
+	b=$(hook precache_flush_range)
 	truncate -s 4M $f
-	moved precache_flush_inode "$b" "truncate flushes the inode"
+	moved precache_flush_range "$b" "truncate flushes the truncated range"
 	drop_caches
 	sum4=$(head -c 4M /tmp/ref | sha256sum | cut -d' ' -f1)
 	[ "$(file_sum $f)" = "$sum4" ]
 	ok $? "truncated file keeps its first 4 MiB"
 
-	b=$(hook precache_flush_inode)
+	b=$(hook precache_flush_range)
 	text_data 2 /tmp/direct
 	dd if=/tmp/direct of=$f bs=1M count=2 oflag=direct conv=notrunc status=none
-	moved precache_flush_inode "$b" "O_DIRECT write flushes the inode"
+	moved precache_flush_range "$b" "O_DIRECT write flushes the written range"
 	drop_caches
 	cmp -s <(head -c 2M $f) /tmp/direct
 	ok $? "buffered read after O_DIRECT write returns the new data"
 
-	b=$(hook precache_flush_inode)
+	b=$(hook precache_flush_range)
 	blockdev --flushbufs $DATA
-	moved precache_flush_inode "$b" "invalidate_bdev (blockdev --flushbufs) flushes"
+	moved precache_flush_range "$b" "invalidate_bdev (blockdev --flushbufs) flushes"
 
-	b=$(hook precache_flush_inode)
+	b=$(hook precache_flush_range)
 	rm -f $f
 	sync
-	moved precache_flush_inode "$b" "deleting a file flushes its inode"
+	moved precache_flush_range "$b" "deleting a file flushes its inode (whole range)"
 
 	b=$(hook precache_flush_fs)
 	run "umount the data disk" umount $MNT
