@@ -16,10 +16,11 @@
 # writable copy of the root image, $RESULTS/root.img, which stays for the
 # upgrade boots.
 #
-# unpatched (after check, run.sh's default): a boot on Debian's own kernel
+# unpatched (with check, run.sh's default): a boot on Debian's own kernel
 # without the hooks (04-guest-root.sh with KCONFIG=$UNPATCHED_KCONFIG), where
 # guest/unpatched.sh installs the package (console-unpatched.log,
-# tap-unpatched.log).
+# tap-unpatched.log). Its payload and disks are its own ($RESULTS/unpatched/),
+# so it can run while the check boot does.
 #
 # debkernel (debian-kernel.sh, KCONFIG=debian-tmem): one boot on the patched
 # kernel built from Debian's own configuration, with its initrd;
@@ -64,11 +65,16 @@ vmlinuz() {
 	echo "$1/vmlinuz"
 }
 
-# payload MODE [KDEBS]: $RESULTS/payload.img with the .deb, guest/, the
+# the boot's own files: payload (a directory and its image), data and swap
+# disks; in $RESULTS, or in $RESULTS/unpatched/ for that boot
+work=$RESULTS
+[ "$mode" = unpatched ] && work=$RESULTS/unpatched
+
+# payload MODE [KDEBS]: $work/payload.img with the .deb, guest/, the
 # test tools, MODE, and the kernel .debs of KDEBS under upgrade/
 payload() {
-	local dir="$RESULTS/payload" t
-	rm -rf "$dir" "$RESULTS/payload.img"
+	local dir="$work/payload" t
+	rm -rf "$dir" "$work/payload.img"
 	mkdir -p "$dir/tools"
 	cp "$deb" "$dir/"
 	cp -r "$VMTEST/guest" "$dir/guest"
@@ -85,16 +91,16 @@ payload() {
 		# a check boot installs them itself, in the background (see top)
 		[ "$1" = check ] && touch "$dir/upgrade-early"
 	fi
-	truncate -s 512M "$RESULTS/payload.img"
-	mkfs.ext4 -q -F -d "$dir" "$RESULTS/payload.img"
+	truncate -s 512M "$work/payload.img"
+	mkfs.ext4 -q -F -d "$dir" "$work/payload.img"
 }
 
 upgrade=
 if [ -n "${UPGRADE_KSERIES:-}" ]; then
 	upgrade=$(KSERIES=$UPGRADE_KSERIES bash -c '. "$0/lib.sh"; KDEBS_DIR' "$VMTEST")
 fi
-step "prepare payload and disks in $RESULTS"
-mkdir -p "$RESULTS"
+step "prepare payload and disks in $work"
+mkdir -p "$work"
 if [ "$mode" = upgrade ]; then
 	[ -n "$upgrade" ] || die "upgrade: UPGRADE_KSERIES names no kernel series"
 	[ -f "$upgrade/stamp" ] || die "no $UPGRADE_KSERIES kernel: run KSERIES=$UPGRADE_KSERIES vm-test/02-kernel.sh"
@@ -159,9 +165,9 @@ boot() {
 	[ "$name" = console ] || tap=tap-${name#console-}.log
 	step "boot $(basename "$kernel") ($ACCEL, ${GUEST_CPUS} cpus, ${GUEST_MEM} MiB, timeout ${GUEST_TIMEOUT} s); console: $RESULTS/$name.log"
 	# fresh data and swap disks for each boot
-	rm -f "$RESULTS/data.img" "$RESULTS/swap.img"
-	truncate -s 2G "$RESULTS/data.img"
-	truncate -s 2G "$RESULTS/swap.img"
+	rm -f "$work/data.img" "$work/swap.img"
+	truncate -s 2G "$work/data.img"
+	truncate -s 2G "$work/swap.img"
 	local try waited quiet size last qpid
 	for try in $(seq "$BOOT_TRIES"); do
 		rc=0
@@ -170,16 +176,16 @@ boot() {
 			-kernel "$kernel" "${initrd_opt[@]}" \
 			-append "root=/dev/vda rw console=ttyS0 init=/usr/local/sbin/tmem-init panic_on_warn=1 panic=1 oops=panic $append ${GUEST_APPEND:-}" \
 			-drive "file=$root,if=virtio,format=raw,cache=unsafe$rootopt" \
-			-drive "file=$RESULTS/payload.img,if=virtio,format=raw,readonly=on" \
-			-drive "file=$RESULTS/data.img,if=virtio,format=raw,cache=unsafe,id=data" \
-			-drive "file=$RESULTS/swap.img,if=virtio,format=raw,cache=unsafe,id=swap" \
+			-drive "file=$work/payload.img,if=virtio,format=raw,readonly=on" \
+			-drive "file=$work/data.img,if=virtio,format=raw,cache=unsafe,id=data" \
+			-drive "file=$work/swap.img,if=virtio,format=raw,cache=unsafe,id=swap" \
 			-serial "file:$RESULTS/$name.log" -serial "file:$RESULTS/$tap" \
 			"${agent_opt[@]}" \
 			-display none -monitor none -nic none -no-reboot </dev/null &
 		qpid=$!
 		if [ ${#agent_opt[@]} -gt 0 ]; then
 			python3 "$VMTEST/bench-agent.py" "$RESULTS/ctl.sock" "$RESULTS/qmp.sock" \
-				"$RESULTS/payload/tools/memcpy-ns" >>"$RESULTS/bench-agent.txt" 2>&1 &
+				"$work/payload/tools/memcpy-ns" >>"$RESULTS/bench-agent.txt" 2>&1 &
 			apid=$!
 		fi
 		# Under TCG a boot now and then hangs before init, before anything
@@ -234,7 +240,7 @@ if [ "$mode" = upgrade ]; then
 		boot "$(vmlinuz "$upgrade")" console-upgrade "$root" "$rootopt"
 		echo "$rc" >"$RESULTS/qemu-upgrade.rc"
 	fi
-	rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img" "$RESULTS/root.img"
+	rm -f "$work/data.img" "$work/swap.img" "$work/payload.img" "$RESULTS/root.img"
 	exit 0
 fi
 
@@ -262,4 +268,4 @@ else
 	echo "$rc" >"$RESULTS/qemu.rc"
 fi
 # root.img (a check with an upgrade to follow) stays for the upgrade boots
-rm -f "$RESULTS/data.img" "$RESULTS/swap.img" "$RESULTS/payload.img"
+rm -f "$work/data.img" "$work/swap.img" "$work/payload.img"

@@ -336,7 +336,7 @@ race_writeback() {
 }
 
 # Writeback (preswap_writeback=1): with a store of 2 MiB (max_pages=512) a
-# workload of 48 MiB in a 32M cgroup fills it at once; the worker must move
+# workload of 64 MiB in a 32M cgroup fills it at once; the worker must move
 # the oldest pages out to the swap device so that puts keep being accepted
 # instead of refused as "full" (its read-back then swaps in pages written
 # back and pages still held). Then writeback races with swap-ins, exits,
@@ -363,8 +363,8 @@ test_preswap_writeback() {
 		done
 	) &
 	pid=$!
-	run "48 MiB in a 32M cgroup through a 2 MiB store: intact" \
-		in_cgroup work 32M $TOOLS/memcheck -m 48
+	run "64 MiB in a 32M cgroup through a 2 MiB store: intact" \
+		in_cgroup work 32M $TOOLS/memcheck -m 64
 	kill $pid
 	wait $pid
 	read -r peak </tmp/wb.peak
