@@ -18,6 +18,15 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs run /run
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+# The first memory cgroup to come online switches on the kernel's memcg
+# slab accounting: a static key, patched into every slab allocation path.
+# It is made here, while nothing else runs. Under TCG one check boot hung
+# for good when that patching (the first test's mkdir of a cgroup) met the
+# other CPU allocating hard (dpkg installing the next kernel): both CPUs
+# then looped at the entry of memcg_slab_post_alloc_hook, RCU reporting a
+# stall every 78 s (2026-12-07, once in six boots).
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
+	mkdir -p /sys/fs/cgroup/boot
 mount -o remount,rw /
 hostname tmem-guest
 
