@@ -423,8 +423,13 @@ UPGRADE_PID=
 upgrade_install_start() {
 	[ -f /payload/upgrade-early ] || return 0
 	log "installing the next kernel in the background (log at the end of the tests)"
-	(T=0 FAILED=0; test_upgrade_install; exit $FAILED) \
-		3>/tmp/upgrade.tap >/tmp/upgrade.log 2>&1 </dev/null &
+	# when it ends, a TAP comment tells the host (run.sh starts the boot on
+	# Debian's kernel then, once this guest leaves a CPU idle)
+	( (T=0 FAILED=0; test_upgrade_install; exit $FAILED) \
+		3>/tmp/upgrade.tap >/tmp/upgrade.log 2>&1 </dev/null
+	  rc=$?
+	  echo "# the next kernel's installation has ended" >/dev/ttyS1
+	  exit $rc ) &
 	UPGRADE_PID=$!
 }
 
