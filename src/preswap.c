@@ -36,10 +36,12 @@
  * - writeback: when preswap's pages fill the store (see "Writeback" below)
  *   a worker moves the oldest out the same way, so the store keeps taking
  *   new pages instead of refusing them while the oldest stay forever;
- * - unload: every put takes a module reference with try_module_get() for
- *   its duration, so once rmmod has begun (the module is GOING) no put is
- *   accepted, and pages already held pin the module (rmmod answers "in
- *   use"): swapoff, or vm.preswap = 0, empties it first.
+ * - unload: every put that may store (preswap enabled) takes a module
+ *   reference with try_module_get() for its duration, so once rmmod has
+ *   begun (the module is GOING) no put is accepted, and pages already held
+ *   pin the module (rmmod answers "in use"): swapoff, or vm.preswap = 0,
+ *   empties it first. With preswap disabled a put takes none, so swap-outs
+ *   arriving meanwhile do not make that rmmod fail.
  *
  * Memory cgroups. Where the kernel exports zswap's charge API (the patch
  * does, with CONFIG_ZSWAP and memcg kmem accounting: TMEM_CHARGE in
@@ -605,20 +607,26 @@ int preswap_put(struct page *page)
 	struct preswap_memcg *pm = NULL;
 #endif
 	struct preswap_area *area;
-	bool unloading, moved;
+	bool enabled, ref, moved;
 	unsigned int size = 0;
 	int ret = -ENOSPC, admit = 0;
 
 	if (type >= MAX_SWAPFILES)
 		return -EINVAL;
 	/*
-	 * Held for the put: fails once rmmod has begun, so a page stored here
-	 * can never be freed with the module (see preswap_held_inc()).
+	 * A module reference, held for the put: it fails once rmmod has
+	 * begun, so a page stored here can never be freed with the module
+	 * (see preswap_held_inc()). Only a put that may store takes it: with
+	 * preswap disabled (as the packaged unload does first) a put only
+	 * drops the slot's old copy, which the hook's SRCU section already
+	 * makes safe, so a stream of swap-outs does not keep rmmod failing
+	 * with "in use".
 	 */
-	unloading = !try_module_get(THIS_MODULE);
+	enabled = READ_ONCE(preswap_enabled);
+	ref = enabled && try_module_get(THIS_MODULE);
 #ifdef TMEM_CHARGE
 	/* may sleep briefly: before the RCU section */
-	if (!unloading && nr == 1 && READ_ONCE(preswap_enabled))
+	if (ref && nr == 1)
 		admit = preswap_memcg_admit(page, &objcg, &pm);
 #endif
 	rcu_read_lock();
@@ -628,12 +636,12 @@ int preswap_put(struct page *page)
 	/* whatever happens below, no older copy of these slots survives */
 	for (i = 0; i < nr; i++)
 		preswap_drop(area, type, offset + i);
-	if (unloading)
+	if (enabled && !ref)
 		atomic_long_inc(&preswap_refused_unloading);
 	/* a page the shrink moved out goes to the swap device this time */
 	moved = test_bit(offset, area->moved) &&	/* no atomic write if clear */
 		test_and_clear_bit(offset, area->moved);
-	if (unloading || moved || nr > 1 || !READ_ONCE(preswap_enabled) ||
+	if (!ref || moved || nr > 1 || !READ_ONCE(preswap_enabled) ||
 	    READ_ONCE(preswap_shrinking) || preswap_pool < 0 || admit) {
 		area->put_refused++;
 		goto out;
@@ -670,12 +678,12 @@ out:
 		memalloc_noreclaim_restore(noreclaim);
 	}
 #endif
-	if (!unloading && READ_ONCE(preswap_writeback) &&
+	if (ref && READ_ONCE(preswap_writeback) &&
 	    !work_pending(&preswap_wb_work) &&
 	    (ret == -ENOSPC ||
 	     tmem_persistent_fill(false) >= preswap_wb_start()))
 		queue_work(preswap_wb_wq, &preswap_wb_work);
-	if (!unloading)
+	if (ref)
 		module_put(THIS_MODULE);
 	return ret;
 }
