@@ -253,8 +253,8 @@ wb_during() {
 # pages, and its own reclaim must then write its oldest ones back to the
 # swap device: written back by the shrinker, for that cgroup, none by the
 # limit, the device written for them, every byte checked. (One generation
-# of 48 MiB: the shrinker writes back from the first reclaim on; 24000
-# pages in two generations, 10000 in one.)
+# of 48 MiB: the shrinker writes back from the first reclaim on; 24146
+# pages in two generations, 12133 and 12311 in one.)
 memcg_writeback() {
 	local mp=/sys/module/tmem/parameters/max_pages
 	local cmp=/sys/module/tmem/parameters/cgroup_max_percent
