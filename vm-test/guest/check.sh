@@ -51,10 +51,11 @@ test_install() {
 	modinfo tmem | grep -q '^version:'
 	ok $? "modinfo tmem shows a version"
 	# every parameter the loaded module has is described by modinfo
-	local p np=0 nd=0
+	local p np=0 nd=0 parms
+	parms=$'\n'$(modinfo -F parm tmem)
 	for p in /sys/module/tmem/parameters/*; do
 		np=$((np + 1))
-		modinfo -F parm tmem | grep -q "^$(basename "$p"):.." && nd=$((nd + 1))
+		[[ $parms == *$'\n'"${p##*/}":[!$'\n'][!$'\n']* ]] && nd=$((nd + 1))
 	done
 	[ "$np" -ge 4 ] && [ "$np" = "$nd" ]
 	ok $? "modinfo tmem documents every parameter ($nd described of $np)"
@@ -143,7 +144,7 @@ test_precache_hooks() {
 
 	b=$(hook precache_flush_range)
 	rm -f $f
-	sync
+	sync -f $MNT
 	moved precache_flush_range "$b" "deleting a file flushes its inode (whole range)"
 
 	b=$(hook precache_flush_fs)
@@ -223,7 +224,7 @@ test_unload_under_load() {
 	# enough that each modprobe -r drains what preswap holds quickly
 	in_cgroup churn 24M $TOOLS/memcheck -m 32 -g 2 >/tmp/memload.out 2>&1 &
 	local mpid=$!
-	for i in $(seq 1 6); do
+	for ((i = 1; i <= 6; i++)); do
 		unload_tmem || { log "unload $i failed"; rc=1; }
 		sleep 0.3
 		modprobe tmem || rc=1
@@ -471,6 +472,7 @@ lsmod | grep -q '^tmem ' || { echo "# module not loaded, stopping" >&3; exit 1; 
 upgrade_install_start
 for t in $tests; do
 	if declare -F "$t" >/dev/null; then
+		log "$t: $(field /proc/stat processes) processes started so far"
 		"$t"
 	else
 		ok 1 "CHECK_TESTS names $t, which is no test"
@@ -478,5 +480,6 @@ for t in $tests; do
 done
 # (a subset of the tests may not have named it)
 upgrade_install_finish
+log "the end: $(field /proc/stat processes) processes started since boot"
 echo "1..$T" >&3
 exit $FAILED

@@ -10,23 +10,20 @@
 
 # pc FIELD: a counter of the data disk's record in the precache file
 # (puts put_refused hits misses flushes); 0 when it has no pool.
-pc() { kv_where $DBG/precache device "$(basename $DATA)" "$1"; }
+pc() { kv_where $DBG/precache device "${DATA##*/}" "$1"; }
 
 # pc_has_pool: the data disk's filesystem has a precache pool now.
-pc_has_pool() { grep -q " device $(basename $DATA) " $DBG/precache; }
+pc_has_pool() { [ "$(kv_where $DBG/precache device "${DATA##*/}" device)" = "${DATA##*/}" ]; }
 
 # evict [FILE]: write back, then drop FILE's clean pages from the page
-# cache (POSIX_FADV_DONTNEED: the same removal path as drop_caches, which
-# puts them into precache), or with no FILE every clean page-cache page.
-# With FILE only that file is written back (sync FILE: its fsync), all
-# the test needs; the coherency cases took as long as with a global sync
-# (186 s against 185 in the measured runs).
+# cache (tools/evict.c: fsync and POSIX_FADV_DONTNEED, the same removal
+# path as drop_caches, which puts them into precache), or with no FILE
+# every clean page-cache page (after a syncfs of the data disk).
 evict() {
 	if [ $# = 1 ]; then
-		sync "$1"
-		dd if="$1" iflag=nocache count=0 status=none
+		$TOOLS/evict "$1"
 	else
-		sync
+		sync -f $MNT
 		echo 1 >/proc/sys/vm/drop_caches
 	fi
 }
@@ -85,7 +82,7 @@ test_precache_doomed() {
 	local p i
 	precache_mount || { ok 1 "mount for the doomed-pages test"; return; }
 	mkdir -p $MNT/tree
-	for i in $(seq 8); do
+	for ((i = 1; i <= 8; i++)); do
 		text_data 2 $MNT/tree/f$i
 	done
 	evict
@@ -93,7 +90,7 @@ test_precache_doomed() {
 	p=$(pc puts)
 	pc_has_pool || ok 1 "the data disk has a precache pool before rm -rf"
 	rm -rf $MNT/tree
-	sync
+	sync -f $MNT
 	pc_has_pool && [ "$(pc puts)" = "$p" ]
 	ok $? "rm -rf of 16 MiB of cached files puts nothing into precache (puts $p -> $(pc puts))"
 	text_data 8 $MNT/t
@@ -203,7 +200,7 @@ test_precache_coherency() {
 	coherency_setup $f 4
 	ino=$(stat -c %i $f)
 	rm $f
-	sync
+	sync -f $MNT
 	text_data 4 /tmp/B
 	dd if=/tmp/B of=$MNT/n bs=1M oflag=direct status=none
 	ino2=$(stat -c %i $MNT/n)

@@ -8,7 +8,7 @@
 # hypervisor's memory, is outside the cgroup's limit) or by MADV_PAGEOUT.
 
 # ps_held: pages preswap holds now (vm.preswap).
-ps_held() { cat /proc/sys/vm/preswap; }
+ps_held() { local n; read -r n </proc/sys/vm/preswap; echo "$n"; }
 
 # ps_total KEY: a counter summed over the swap areas in the preswap file
 # (slots held puts put_refused gets get_misses flushes moved_out
@@ -105,7 +105,7 @@ test_preswap_store() {
 }
 
 # tmem_stat NAME: a line of the store's counters (/sys/kernel/debug/tmem/stats).
-tmem_stat() { awk -v k="$1" '$1 == k {print $2}' $DBG/stats; }
+tmem_stat() { field $DBG/stats "$1"; }
 
 # The compressing backend under a real swap workload: while a process holds
 # its pages in preswap the store keeps them compressed (charged less than
@@ -415,7 +415,7 @@ test_preswap_writeback() {
 ps_cgroup() { kv_where $DBG/preswap_cgroups ino "$1" "$2"; }
 
 # memstat CGROUP KEY: a line of the cgroup's memory.stat
-memstat() { awk -v k="$2" '$1 == k {print $2}' "/sys/fs/cgroup/$1/memory.stat"; }
+memstat() { field "/sys/fs/cgroup/$1/memory.stat" "$2"; }
 
 # wait_file FILE: until it exists (at most 10 minutes)
 wait_file() {
