@@ -174,7 +174,7 @@ test_preswap_hooks() {
 	rm -f /tmp/ready /tmp/go
 	$TOOLS/memcheck -m 48 -p -r /tmp/ready -w /tmp/go >/tmp/memcheck.out 2>&1 &
 	local pid=$!
-	while [ ! -e /tmp/ready ]; do sleep 0.5; done
+	while [ ! -e /tmp/ready ]; do nap 0.5; done
 	bg=$(hook preswap_get)
 	b=$(hook preswap_flush_area)
 	run "swapoff while pages are swapped out" swapoff $SWAP
@@ -226,9 +226,9 @@ test_unload_under_load() {
 	local mpid=$!
 	for ((i = 1; i <= 6; i++)); do
 		unload_tmem || { log "unload $i failed"; rc=1; }
-		sleep 0.3
+		nap 0.3
 		modprobe tmem || rc=1
-		sleep 0.3
+		nap 0.3
 	done
 	ok $rc "6 modprobe -r / modprobe cycles while files and a 24M cgroup's swap are busy"
 	wait $fpid
@@ -245,7 +245,7 @@ test_unload_under_load() {
 # module, and its swap slot was never written). unload_delay_ms holds the
 # unload in that window for 4 s while a workload pushes pages out.
 test_unload_window() {
-	local rpid pid n
+	local rpid pid n st
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for the unload-window test"; return; }
 	[ "$(cat /proc/sys/vm/preswap)" = 0 ] && [ "$(cat /proc/sys/vm/preswap_enabled)" = 1 ]
@@ -253,8 +253,8 @@ test_unload_window() {
 	echo 4000 >/sys/module/tmem/parameters/unload_delay_ms
 	rmmod tmem &
 	rpid=$!
-	while [ "$(cat /sys/module/tmem/initstate 2>/dev/null)" = live ]; do
-		sleep 0.1
+	while read -r st 2>/dev/null </sys/module/tmem/initstate && [ "$st" = live ]; do
+		nap 0.1
 	done
 	log "tmem is $(cat /sys/module/tmem/initstate 2>/dev/null): swapping now"
 	$TOOLS/memcheck -m 16 -g 2 -p >/tmp/window.out 2>&1 &
@@ -291,7 +291,7 @@ test_tmemstat() {
 	rm -f /tmp/ts.ready /tmp/ts.go
 	$TOOLS/memcheck -m 16 -p -r /tmp/ts.ready -w /tmp/ts.go >/tmp/ts.mc 2>&1 &
 	local pid=$!
-	while [ ! -e /tmp/ts.ready ]; do sleep 0.5; done
+	while [ ! -e /tmp/ts.ready ]; do nap 0.5; done
 	# preswap's records stand still while the workload waits (the store's
 	# stats do not: the root filesystem has a precache pool too)
 	before=$(cat $DBG/preswap)
@@ -337,7 +337,7 @@ test_tmemstat() {
 test_kmemleak() {
 	local k=/sys/kernel/debug/kmemleak all ours
 	[ -w $k ] || { ok 1 "kmemleak is available"; return; }
-	echo scan >$k; sleep 5; echo scan >$k
+	echo scan >$k; nap 5; echo scan >$k
 	all=$(grep -c '^unreferenced object' $k)
 	ours=$(awk '/^unreferenced object/ {n++} /\[tmem/ {m[n] = 1} END {print length(m)}' $k)
 	[ "$all" = 0 ] || head -80 $k | sed 's/^unreferenced object/kmemleak object/'

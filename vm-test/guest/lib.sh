@@ -19,6 +19,14 @@ text_data() {
 # below are bash builtins only.
 log() { printf '[%(%T)T] %s\n' -1 "$*"; }
 
+# nap SECONDS: sleep in bash itself (a read with a timeout on a FIFO that
+# nobody writes to, fd 9, opened once here). The polling loops nap every
+# half second while a workload runs: a sleep process each time took about
+# a third of a CPU from it.
+[ -p /tmp/nap.fifo ] || mkfifo /tmp/nap.fifo
+exec 9<>/tmp/nap.fifo
+nap() { read -rt "$1" -u 9 _ || :; }
+
 ok() { # ok CONDITION-EXIT-CODE DESCRIPTION
 	local rc=$1
 	shift

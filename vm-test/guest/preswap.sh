@@ -86,7 +86,7 @@ test_preswap_store() {
 	rm -f /tmp/ready /tmp/go
 	$TOOLS/memcheck -m 32 -p -r /tmp/ready -w /tmp/go >/tmp/mc.out 2>&1 &
 	local pid=$!
-	while [ ! -e /tmp/ready ]; do sleep 0.5; done
+	while [ ! -e /tmp/ready ]; do nap 0.5; done
 	before=$(ps_held)
 	! rmmod tmem 2>/dev/null && lsmod | grep -q '^tmem '
 	ok $? "rmmod is refused while preswap holds $before pages"
@@ -121,7 +121,7 @@ test_preswap_compress() {
 	in_cgroup work 32M $TOOLS/memcheck -m 48 -Z -r /tmp/ready -w /tmp/go \
 		>/tmp/mc.out 2>&1 &
 	pid=$!
-	while [ ! -e /tmp/ready ] && kill -0 $pid 2>/dev/null; do sleep 0.5; done
+	while [ ! -e /tmp/ready ] && kill -0 $pid 2>/dev/null; do nap 0.5; done
 	pages=$(tmem_stat pages) bytes=$(tmem_stat bytes) same=$(tmem_stat same_filled)
 	used=$(tmem_stat backend_bytes)
 	echo "# compress: held pages=$pages bytes=$bytes same_filled=$same backend_bytes=$used ratio_x100=$(tmem_stat compression_ratio_x100)" >&3
@@ -157,8 +157,8 @@ test_preswap_ram_backend() {
 	mkswap -q $SWAP >/dev/null && swapon $SWAP ||
 		{ ok 1 "swapon for the RAM backend test"; return; }
 	p=$(ps_total puts)
-	run "backend=ram: 40 MiB in a 32M cgroup, 2 generations, intact" \
-		in_cgroup work 32M $TOOLS/memcheck -m 40 -g 2
+	run "backend=ram: 24 MiB in a 16M cgroup, 2 generations, intact" \
+		in_cgroup work 16M $TOOLS/memcheck -m 24 -g 2
 	[ "$(ps_total puts)" -gt "$p" ]
 	ok $? "backend=ram stored pages ($p -> $(ps_total puts) puts)"
 	if [ -d $fa ]; then
@@ -197,7 +197,7 @@ test_preswap_areas() {
 	$TOOLS/memcheck -m 32 -g 3 -p >/tmp/mc.out 2>&1 &
 	local pid=$!
 	for i in 1 2 3; do
-		sleep 5
+		nap 5
 		swapoff $sf || rc=1
 		swapon -p 5 $sf || rc=1
 	done
@@ -223,9 +223,9 @@ ps_moved_out() { ps_total moved_out; }
 wait_writeback() {
 	local wb0 i
 	wb0=$(ps_total written_back)
-	for i in $(seq 60); do
+	for ((i = 0; i < 60; i++)); do
 		[ "$(ps_total written_back)" -gt "$wb0" ] && break
-		sleep 0.5
+		nap 0.5
 	done
 	log "writeback under way: written_back $wb0 -> $(ps_total written_back)"
 	[ "$(ps_total written_back)" -gt "$wb0" ]
@@ -295,7 +295,7 @@ race_writeback() {
 	(
 		while [ ! -e /tmp/wb.stop ]; do
 			echo $(($(ps_held) / 2)) >/proc/sys/vm/preswap 2>/dev/null
-			sleep 1
+			nap 1
 		done
 	) &
 	shr=$!
@@ -304,7 +304,7 @@ race_writeback() {
 		i=$((i + 1))
 		in_cgroup wbrace 16M $TOOLS/memcheck -m 12 -g 2 -p -s $i >/tmp/wbr.out 2>&1 &
 		if [ $((i % 2)) = 1 ]; then
-			sleep $((1 + i % 3))
+			nap $((1 + i % 3))
 			kill -9 $! 2>/dev/null
 			wait $! 2>/dev/null	# (bash reports the kill on stderr)
 			rc=$?
@@ -361,7 +361,7 @@ test_preswap_writeback() {
 		while :; do
 			n=$(ps_held)
 			[ "$n" -gt "$peak" ] && peak=$n
-			sleep 0.5
+			nap 0.5
 		done
 	) &
 	pid=$!
@@ -420,9 +420,9 @@ memstat() { field "/sys/fs/cgroup/$1/memory.stat" "$2"; }
 # wait_file FILE: until it exists (at most 10 minutes)
 wait_file() {
 	local i
-	for i in $(seq 1200); do
+	for ((i = 0; i < 1200; i++)); do
 		[ -e "$1" ] && return 0
-		sleep 0.5
+		nap 0.5
 	done
 	return 1
 }
@@ -447,7 +447,7 @@ test_preswap_cgroup() {
 	in_cgroup cgbig 32M $TOOLS/memcheck -m 256 -r /tmp/cg.ready -w /tmp/cg.go >/tmp/cg.out 2>&1 &
 	pid=$!
 	wait_file /tmp/cg.ready
-	sleep 3	# the cgroup's statistics are flushed every 2 s
+	nap 3	# the cgroup's statistics are flushed every 2 s
 	ino=$(stat -c %i $cg/cgbig)
 	pages=$(ps_cgroup "$ino" pages) bytes=$(ps_cgroup "$ino" bytes)
 	ref=$(ps_cgroup "$ino" refused)
@@ -523,7 +523,7 @@ test_preswap_shrink_sticks() {
 	rm -f /tmp/ready /tmp/go
 	in_cgroup stick max $TOOLS/memcheck -m 32 -p -r /tmp/ready -w /tmp/go >/tmp/stick.out 2>&1 &
 	pid=$!
-	while [ ! -e /tmp/ready ]; do sleep 0.5; done
+	while [ ! -e /tmp/ready ]; do nap 0.5; done
 	held=$(ps_held) w0=$(sectors_written $SWAP)
 	run "vm.preswap=0 with $held pages held" sh -c 'echo 0 >/proc/sys/vm/preswap'
 	moved=$(ps_moved_out)
@@ -531,7 +531,7 @@ test_preswap_shrink_sticks() {
 	ok $? "the shrink moved every page out ($held held, moved_out $moved, now $(ps_held))"
 	for i in 1 2 3 4 5; do
 		echo 64M >$cg/memory.reclaim 2>/dev/null
-		sleep 1
+		nap 1
 		w=$(($(sectors_written $SWAP) - w0))
 		[ "$w" -ge $((moved * 8)) ] && break
 	done
@@ -560,7 +560,7 @@ test_preswap_lost_page() {
 	rm -f /tmp/ready /tmp/go
 	$TOOLS/memcheck -m 16 -p -r /tmp/ready -w /tmp/go >/tmp/lost.out 2>&1 &
 	pid=$!
-	while [ ! -e /tmp/ready ]; do sleep 0.5; done
+	while [ ! -e /tmp/ready ]; do nap 0.5; done
 	held=$(ps_held) m0=$(ps_total get_misses)
 	echo 0 >$fa/verbose
 	echo -1 >$fa/times
