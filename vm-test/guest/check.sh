@@ -153,7 +153,7 @@ test_precache_hooks() {
 }
 
 test_preswap_hooks() {
-	local b mib
+	local b
 	mkswap -q $SWAP >/dev/null
 	b=$(hook preswap_init)
 	run "swapon the swap disk" swapon $SWAP || return
