@@ -8,7 +8,8 @@ export TMEM_CHECK_FUNCTIONS_ONLY=1
 . /payload/guest/check.sh
 
 test_debian_config() {
-	local c=/boot/config-$(uname -r) o bad=
+	local c o bad=
+	c=/boot/config-$(uname -r)
 	for o in TMEM=y EXT4_FS=m FAT_FS=m VFAT_FS=m EXFAT_FS=m UDF_FS=m; do
 		grep -qx "CONFIG_$o" "$c" || bad="$bad $o"
 	done
