@@ -15,8 +15,8 @@ text_data() {
 
 # Every process the tests start costs about 0.3 s in the guest (fork and
 # exec under TCG on a KASAN and lockdep kernel; measured: $(date) 294 ms,
-# /bin/true 265 ms, a subshell 104 ms, a builtin 1 ms), so the helpers
-# below are bash builtins only.
+# /bin/true 265 ms, a subshell 104 ms, a builtin 1 ms), so logging,
+# napping and reading counters below use bash builtins only.
 log() { printf '[%(%T)T] %s\n' -1 "$*"; }
 
 # nap SECONDS: sleep in bash itself (a read with a timeout on a FIFO that
@@ -103,13 +103,14 @@ moved() {
 	ok $? "$3 ($1: $2 -> $now)"
 }
 
-# drop_caches: write back the data disk's filesystem, then drop every
-# clean page-cache page. syncfs of $MNT only: a global sync also waits for
-# the root disk, where the next kernel is being installed meanwhile (the
-# first drop_caches of test_precache_hooks took 80 s that way).
+# drop_caches [LEVEL]: write back the data disk's filesystem, then drop
+# every clean page-cache page (LEVEL 1), and dentries and inodes too (3,
+# the default). syncfs of $MNT only: a global sync also waits for the root
+# disk, where the next kernel is being installed meanwhile (the first
+# drop_caches of test_precache_hooks took 80 s that way).
 drop_caches() {
 	sync -f $MNT
-	echo 3 >/proc/sys/vm/drop_caches
+	echo "${1:-3}" >/proc/sys/vm/drop_caches
 }
 
 # file_sum FILE: sha256 of a file, read through the page cache.

@@ -23,8 +23,7 @@ evict() {
 	if [ $# = 1 ]; then
 		$TOOLS/evict "$1"
 	else
-		sync -f $MNT
-		echo 1 >/proc/sys/vm/drop_caches
+		drop_caches 1
 	fi
 }
 
